@@ -1,0 +1,99 @@
+"""The answer engine: all marginal queries on a dataset, on weights over a support, on a histogram.
+
+A linear query on a distribution A over a support X̂ is q(A) = Σ_{x∈X̂} A(x) q(x) (Liu et al. 2021,
+§2). For marginals, row x of X̂ contributes to exactly one cell of each marginal, so the answer vector
+is a scatter-add of the weights through the (|X̂|, W) cell-id table. The engine stores that table
+(|X̂|·W int32 entries) and a sparse |Q|×|X̂| incidence matrix with |X̂|·W non-zeros: it never forms
+the dense |Q|×|X̂| matrix. Supports too large to cache (e.g. a full domain for MWEM) are answered
+marginal by marginal from the records, in bounded memory.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from pubpriv_core.data.domain import Dataset
+from pubpriv_core.queries.workload import MarginalWorkload
+
+#: largest |X̂|·W for which the cell-id table and the incidence matrix are cached (≈ 1.2 GB).
+MAX_CACHED_ENTRIES = 100_000_000
+_CHUNK_ROWS = 65_536
+
+
+def answer_dataset(workload: MarginalWorkload, data: Dataset) -> np.ndarray:
+    """q(D) = (1/|D|) Σ_{x∈D} q(x) for every query: the normalised counts of every cell."""
+    if len(data) == 0:
+        raise ValueError("cannot answer queries on an empty dataset; check the data source")
+    if data.domain != workload.domain:
+        raise ValueError("dataset and workload are over different domains; "
+                         "build the workload from the dataset's domain")
+    weights = np.full(len(data), 1.0 / len(data))
+    return answer_records(workload, data.records, weights)
+
+
+def answer_records(workload: MarginalWorkload, records: np.ndarray,
+                   weights: np.ndarray) -> np.ndarray:
+    """Σ_x weights[x]·q(x) for every query, computed marginal by marginal in row chunks."""
+    out = np.zeros(workload.num_queries)
+    for lo in range(0, len(records), _CHUNK_ROWS):
+        ids = workload.cell_ids(records[lo:lo + _CHUNK_ROWS])
+        out += np.bincount(ids.ravel(), np.repeat(weights[lo:lo + _CHUNK_ROWS], ids.shape[1]),
+                           minlength=workload.num_queries)
+    return out
+
+
+def answer_histogram(workload: MarginalWorkload, histogram: np.ndarray) -> np.ndarray:
+    """All queries on a full-domain histogram (shape ``domain.shape`` or flat, C order)."""
+    hist = np.asarray(histogram, dtype=float).reshape(workload.domain.shape)
+    d = len(workload.domain)
+    parts = [hist.sum(axis=tuple(j for j in range(d) if j not in m)).ravel()
+             for m in workload.marginals]
+    return np.concatenate(parts)
+
+
+class SupportAnswerer:
+    """Answers every query on weight vectors over a fixed support X̂ (rows of ``records``).
+
+    ``answer(w)`` costs one sparse mat-vec with |X̂|·W non-zeros; ``rows_of(q)`` lists the support
+    rows with q(x) = 1; ``cell_ids(rows)`` gives those rows' query ids in every marginal (used by
+    the incremental multiplicative-weights update).
+    """
+
+    def __init__(self, workload: MarginalWorkload, records: np.ndarray):
+        self.workload = workload
+        self.records = np.asarray(records)
+        self.size = len(self.records)
+        self.cached = self.size * workload.num_marginals <= MAX_CACHED_ENTRIES
+        self._ids = workload.cell_ids(self.records) if self.cached else None
+        self._matrix = self._incidence() if self.cached else None
+
+    def _incidence(self) -> sp.csr_matrix:
+        n, w = self._ids.shape
+        cols = np.repeat(np.arange(n, dtype=np.int32), w)
+        data = np.ones(n * w)
+        return sp.csr_matrix((data, (self._ids.ravel(), cols)),
+                             shape=(self.workload.num_queries, n))
+
+    def answer(self, weights: np.ndarray) -> np.ndarray:
+        """Σ_{x∈X̂} weights[x]·q(x) for every query q (weights need not be normalised)."""
+        weights = np.asarray(weights, dtype=float)
+        if self.cached:
+            return self._matrix @ weights
+        return answer_records(self.workload, self.records, weights)
+
+    def cell_ids(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), W) global query ids of the given support rows."""
+        return self._ids[rows] if self.cached else self.workload.cell_ids(self.records[rows])
+
+    def rows_of(self, qid: int) -> np.ndarray:
+        """Support rows x with q(x) = 1."""
+        if self.cached:
+            w = int(self.workload.marginal_of(qid))
+            return np.flatnonzero(self._ids[:, w] == qid)
+        return np.flatnonzero(self.workload.indicator(qid, self.records))
+
+    def present_queries(self) -> np.ndarray:
+        """Sorted ids of the queries some support row satisfies (all others answer 0 on X̂)."""
+        if self.cached:
+            return np.unique(self._ids)
+        return np.flatnonzero(self.answer(np.ones(self.size)))
