@@ -1,0 +1,34 @@
+"""Query-release algorithms: PMW^Pub, MWEM, DualQuery, public-only and best mixture error.
+
+``run_algorithm(name, problem, eps=, delta=, T=, rng=, **options)`` dispatches by name; every
+entry returns a :class:`~pubpriv_core.algorithms.base.Release`.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+import numpy as np
+
+from pubpriv_core.algorithms.base import Release, ReleaseProblem
+
+#: name -> (module, function); modules are imported on first use.
+ALGORITHMS = {
+    "pmwpub": ("pubpriv_core.algorithms.pmwpub", "run_pmwpub"),
+    "mwem": ("pubpriv_core.algorithms.mwem", "run_mwem"),
+    "dualquery": ("pubpriv_core.algorithms.dualquery", "run_dualquery"),
+    "public_only": ("pubpriv_core.algorithms.baselines", "run_public_only"),
+    "best_mixture": ("pubpriv_core.algorithms.best_mixture", "run_best_mixture"),
+}
+
+
+def run_algorithm(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                  rng: np.random.Generator, **options) -> Release:
+    """Run algorithm ``name`` on ``problem`` with target (``eps``, ``delta``) and ``T`` rounds."""
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+    module, function = ALGORITHMS[name]
+    return getattr(import_module(module), function)(problem, eps=eps, delta=delta, T=T, rng=rng,
+                                                    **options)
+
+
+__all__ = ["ALGORITHMS", "Release", "ReleaseProblem", "run_algorithm"]

@@ -1,0 +1,23 @@
+"""Non-private baselines of Liu et al. 2021 (§5): the public distribution itself.
+
+Public-only outputs A_0, the empirical distribution of the public dataset D̂ on its support X̂
+(PMW^Pub with T = 0). It touches no private data, so it spends ρ = 0.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from pubpriv_core.algorithms.base import Release, ReleaseProblem
+
+
+def run_public_only(problem: ReleaseProblem, eps: float, delta: float, T: int,
+                    rng: np.random.Generator) -> Release:
+    """Release A_0 unchanged; ``eps``, ``T`` and ``rng`` are ignored (no privacy is spent)."""
+    start = time.perf_counter()
+    weights = problem.public_weights
+    answers = problem.public_answerer.answer(weights)
+    return Release("public_only", weights=weights, answers=answers, rho=0.0, eps=0.0,
+                   delta=delta, support=problem.public_support,
+                   runtime_s=time.perf_counter() - start)
