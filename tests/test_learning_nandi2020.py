@@ -1,0 +1,125 @@
+"""Tests for pubpriv_core.learning.nandi2020 (Nandi & Bassily 2020, workload W1)."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from pubpriv_core.learning import nandi2020 as nb
+
+
+def test_literal_parameters_reproduce_spec_table():
+    row = nb.literal_feasibility(10, 1000, 1.0, 1e-5, 0.1, 0.1)
+    assert row["T"] == pytest.approx(25.6, abs=0.05)
+    assert row["eps_hat"] == pytest.approx(0.082, abs=5e-4)
+    assert row["lam"] == pytest.approx(1416, rel=2e-3)
+    assert row["k"] == pytest.approx(1.86e6, rel=5e-3)
+    assert row["w"] == pytest.approx(6.6e4, rel=5e-3)
+    assert row["n"] == pytest.approx(9.9e11, rel=0.01)
+    assert not row["feasible"]
+    row = nb.literal_feasibility(10, 100, 1.0, 1e-3, 0.25, 0.1)
+    assert (row["T"], row["eps_hat"]) == (pytest.approx(8.8, abs=0.05), pytest.approx(0.132, abs=5e-4))
+    assert (row["lam"], row["k"], row["w"]) == (pytest.approx(430, rel=2e-3), pytest.approx(3.9e5, rel=5e-3),
+                                                 pytest.approx(1.37e4, rel=5e-3))
+
+
+def test_prefix_mistakes_matches_brute_force():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 9)
+    brute = [int(np.sum(y[:i] == 1) + np.sum(y[i:] == 0)) for i in range(10)]
+    assert nb.prefix_mistakes(y).tolist() == brute
+
+
+def test_erm_and_consistent_chunk_learners():
+    rng = np.random.default_rng(1)
+    x = rng.random((50, 7))
+    y = (rng.random((50, 7)) < 0.5).astype(np.int8)
+    t = nb.erm_chunk_thresholds(x, y)
+    got = ((x >= t[:, None]) != y).sum(axis=1)
+    best = [min(((row_x >= c) != row_y).sum() for c in np.concatenate([[0.0, 1.0], row_x]))
+            for row_x, row_y in zip(x, y)]
+    assert got.tolist() == best
+    xs = np.sort(rng.random(40))
+    cut = 17
+    idx = rng.integers(0, 40, (30, 6))
+    t = nb.consistent_chunk_thresholds(idx, cut, xs)
+    assert np.all((xs[idx] >= t[:, None]) == (idx >= cut))
+
+
+def test_relabel_follows_exponential_mechanism():
+    xs = np.array([0.1, 0.3, 0.5, 0.7])
+    ys = np.array([0, 1, 0, 1], np.int8)
+    p = np.exp(-nb.prefix_mistakes(ys) / 2.0)
+    p /= p.sum()
+    rng = np.random.default_rng(2)
+    draws = [nb.relabel_sorted(xs, ys, rng)[1] for _ in range(20000)]
+    counts = np.bincount(draws, minlength=5)
+    assert stats.chisquare(counts, 20000 * p).pvalue > 1e-3
+
+
+def _bottom_probability(gap: float, lam: float) -> float:
+    """P[dist + Lap(2λ) ≤ w + Lap(λ)] with dist − w = gap."""
+    f = lambda u: stats.laplace.pdf(u, scale=2 * lam) * stats.laplace.sf(gap + u, scale=lam)
+    return integrate.quad(f, -60 * lam, 60 * lam, points=[0, -gap], limit=200)[0]
+
+
+def test_stability_test_noise_scales():
+    lam, k = 5.0, 101
+    w = k - lam                                   # dist = k for unanimous votes, gap = λ
+    rng = np.random.default_rng(3)
+    chunk_t = np.zeros(k)
+    bottoms = [nb.subsamp_answer(chunk_t, np.array([0.5]), 10, lam, w, rng).bottom[0] for _ in range(6000)]
+    exact = _bottom_probability(lam, lam)
+    assert abs(np.mean(bottoms) - exact) < 4 * math.sqrt(exact * (1 - exact) / 6000)
+    assert abs(_bottom_probability(lam, lam / 2) - exact) > 0.03      # a wrong scale is detectable
+
+
+def test_sparse_vector_halts_after_T_plus_one_bottoms():
+    rng = np.random.default_rng(4)
+    out = nb.subsamp_answer(np.full(10, 0.5), rng.random(200), 3, 1.0, 1e6, rng)
+    assert out.c == 4 and out.halted and out.answered == 4 and out.bottom[:4].all()
+
+
+def test_cell_probabilities_match_sampling():
+    task = nb.NoisyThreshold(0.37, 0.2)
+    edges = np.array([0.0, 0.2, 0.4, 0.9, 1.0])
+    p = task.cell_probabilities(edges)
+    assert p.sum() == pytest.approx(1.0)
+    x, y = task.sample(200000, np.random.default_rng(5))
+    freq = nb.bin_counts(edges, x, y) / 200000
+    assert np.abs(freq - p).max() < 0.005
+
+
+def test_sorted_sampler_is_uniform():
+    x, _ = nb.NoisyThreshold().sample(50000, np.random.default_rng(6), sort=True)
+    assert np.all(np.diff(x) >= 0)
+    assert stats.kstest(x, "uniform").pvalue > 1e-3
+
+
+def test_agprivcl_accuracy_depends_on_n():
+    task = nb.NoisyThreshold(0.5, 0.05)
+    params = nb.AgPrivClParams(300, 1.0, 1e-3, 0.1, 0.1)
+    w = params.subsamp.w
+    good = nb.ag_priv_cl(task, int(3 * w) * 32, params, 32, np.random.default_rng(7))
+    assert not good.halted and good.expected_error <= task.gamma + 0.1
+    bad = nb.ag_priv_cl(task, int(0.5 * w) * 32, params, 32, np.random.default_rng(7))
+    assert bad.halted and bad.expected_error > task.gamma + 0.1
+    assert good.n == math.ceil(56 * int(3 * w) * 32 / 1.0)
+
+
+def test_sspp_picks_near_target_and_unv_budget_split():
+    task = nb.NoisyThreshold(0.3, 0.1)
+    rng = np.random.default_rng(8)
+    t = [nb.sspp(task, 100000, rng.random(500), 1.0, rng) for _ in range(20)]
+    assert np.max(np.abs(np.array(t) - 0.3)) < 0.02
+    run = nb.unv_priv_cl(task, 10 ** 9, 3000, 1.0, 1e-3, 0.1, 0.1, 32, rng)
+    assert run.extra["eps_claimed"] == 1.0 and run.extra["m1"] == nb.m_o(1, 0.1, 0.1) == 1474
+    assert abs(run.extra["t_priv"] - 0.3) < 0.01
+
+
+def test_bad_parameters_raise_one_line():
+    with pytest.raises(ValueError, match="eta must be"):
+        nb.NoisyThreshold(0.5, 0.6)
+    with pytest.raises(ValueError, match="delta must be"):
+        nb.AgPrivClParams(10, 1.0, 2.0, 0.1, 0.1)
