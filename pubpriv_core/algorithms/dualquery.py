@@ -1,0 +1,156 @@
+"""DualQuery (Gaboardi, Gallego Arias, Hsu, Roth & Wu, ICML 2014), the baseline of Liu et al. 2021.
+
+A zero-sum game between a *query player*, who runs multiplicative weights over the query set closed
+under negation Q ∪ ¬Q (¬q = 1 − q), and a *data player*, who best-responds with one record per round
+(spec liu2021_pmwpub.md §3):
+
+  Q_1 uniform; round t: draw s queries i.i.d. from Q_t,
+  x_t = argmax_{x∈X} Σ_{sampled q} q(x)                (:mod:`~pubpriv_core.algorithms.best_response`),
+  Q_{t+1}(q) ∝ Q_t(q)·exp(η·(q(D̃) − q(x_t))).
+
+The output is the multiset {x_1, …, x_T} as synthetic data.
+
+Privacy. Q_t(q) ∝ exp(η·Σ_{i<t}(q(D̃) − q(x_i))): a draw from Q_t is the exponential mechanism with
+a score of sensitivity (t−1)/n, hence ε_t-DP with ε_t = 2η(t−1)/n (round 1 reads no private data).
+Advanced composition (Dwork, Rothblum & Vadhan 2010) of the s(T−1) draws, each at most
+ε_T = 2η(T−1)/n, gives the standard calibration
+
+  ε = ε_T·sqrt(2·s·(T−1)·log(1/δ)) + s·(T−1)·ε_T·(exp(ε_T) − 1),
+
+and T is the largest round count whose ε fits the target. The same draws are, as pure-DP steps,
+ε_t²/2-zCDP each (Bun & Steinke 2016, Prop. 1.4): ρ = Σ_{t=2}^{T} s·ε_t²/2, also reported.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.best_response import BestResponse, net_cell_weights
+from pubpriv_core.privacy import advanced_composition, eps_from_rho
+from pubpriv_core.privacy._checks import count, generator, positive, probability
+from pubpriv_core.queries import answer_records
+
+
+def _check_parameters(eta: float, samples: int, n: int, delta: float) -> tuple:
+    return (positive("eta", eta, "pass a positive DualQuery learning rate such as 2.0"),
+            count("samples", samples, "pass the number of queries drawn per round, e.g. 200"),
+            count("n", n, "pass the number of private rows"),
+            probability("delta", delta, "pass a failure probability such as 1/n**2"))
+
+
+def dualquery_epsilon(eta: float, samples: int, T: int, n: int, delta: float) -> float:
+    """ε at ``delta`` of T DualQuery rounds: advanced composition of s(T−1) draws at 2η(T−1)/n.
+
+    Spec liu2021_pmwpub.md §3; T = 1 reads no private data and costs ε = 0.
+    """
+    eta, samples, n, delta = _check_parameters(eta, samples, n, delta)
+    T = count("T", T, "pass the number of DualQuery rounds")
+    if T == 1:
+        return 0.0
+    return advanced_composition(2.0 * eta * (T - 1) / n, samples * (T - 1), delta)
+
+
+def dualquery_rho(eta: float, samples: int, T: int, n: int) -> float:
+    """zCDP of T rounds: Σ_{t=2}^{T} s·(2η(t−1)/n)²/2 = (2sη²/n²)·Σ_{j=1}^{T−1} j²."""
+    eta = positive("eta", eta, "pass a positive DualQuery learning rate such as 2.0")
+    samples = count("samples", samples, "pass the number of queries drawn per round, e.g. 200")
+    T = count("T", T, "pass the number of DualQuery rounds")
+    n = count("n", n, "pass the number of private rows")
+    squares = (T - 1) * T * (2 * T - 1) // 6
+    return 2.0 * samples * eta ** 2 * squares / n ** 2
+
+
+def calibrate_rounds(eps: float, delta: float, n: int, eta: float, samples: int) -> int:
+    """Largest T with dualquery_epsilon(η, s, T, n, δ) ≤ ``eps`` (1 if even T = 2 exceeds it).
+
+    ε is increasing in T, so the answer is found by doubling then bisection on integers.
+    """
+    eps = positive("eps", eps, "pass a positive privacy budget")
+    eta, samples, n, delta = _check_parameters(eta, samples, n, delta)
+    fits = lambda T: dualquery_epsilon(eta, samples, T, n, delta) <= eps  # noqa: E731
+    low, high = 1, 2
+    while fits(high):
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid)
+    return low
+
+
+class QueryPlayer:
+    """Multiplicative weights over Q ∪ ¬Q in log space (Gaboardi et al. 2014, §3).
+
+    log Q_t(q) = η·((t−1)·q(D̃) − c_q) + const, with c_q the number of past records x_i in cell q;
+    the negation has (1 − q(D̃)) − (1 − q(x_i)) = −(q(D̃) − q(x_i)), so log Q_t(¬q) = −log Q_t(q)
+    up to the same constant. Integer counts keep the log-weights exact.
+    """
+
+    def __init__(self, true_answers: np.ndarray, eta: float):
+        self.true_answers = np.asarray(true_answers, dtype=float)
+        self.eta = eta
+        self.counts = np.zeros(self.true_answers.size, dtype=np.int64)
+        self.rounds = 0
+
+    @property
+    def num_queries(self) -> int:
+        return self.true_answers.size
+
+    def log_weights(self) -> np.ndarray:
+        """η·Σ_{i<t}(q(D̃) − q(x_i)) for every q ∈ Q (¬q has the negation)."""
+        return self.eta * (self.rounds * self.true_answers - self.counts)
+
+    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` i.i.d. ids from Q_t; id q < |Q| is cell q, id |Q| + q is its negation."""
+        logw = self.log_weights()
+        shift = np.abs(logw).max()
+        cdf = np.cumsum(np.concatenate([np.exp(logw - shift), np.exp(-logw - shift)]))
+        picks = np.searchsorted(cdf, rng.random(size) * cdf[-1], side="right")
+        return np.minimum(picks, cdf.size - 1)
+
+    def update(self, record_cells: np.ndarray) -> None:
+        """Play x_t: every cell holding x_t (one per marginal) gets q(x_t) = 1."""
+        self.counts[record_cells] += 1
+        self.rounds += 1
+
+
+def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                  rng: np.random.Generator, eta: float = 2.0, samples: int = 200,
+                  max_T: int | None = None) -> Release:
+    """DualQuery at target (``eps``, ``delta``); returns the T records as a uniform multiset.
+
+    The number of rounds is calibrate_rounds(eps, delta, n, eta, samples), capped by ``max_T``;
+    the harness's ``T`` is not used (DualQuery's round count is set by its privacy calibration).
+    """
+    generator(rng)
+    rounds = calibrate_rounds(eps, delta, problem.n, eta, samples)
+    if rounds < 2:
+        raise ValueError(f"DualQuery fits only {rounds} round at eps={eps}, eta={eta}, "
+                         f"samples={samples}, n={problem.n}; use a larger eps or smaller eta/samples")
+    if max_T is not None:
+        rounds = min(rounds, count("max_T", max_T, "pass a cap of at least 2 rounds"))
+        if rounds < 2:
+            raise ValueError("max_T must be >= 2 for DualQuery; round 1 alone releases no data")
+    workload = problem.workload
+    player = QueryPlayer(problem.true_answers, eta)
+    oracle = BestResponse(workload)
+    records = np.empty((rounds, len(workload.domain)), dtype=np.int64)
+    round_s = np.empty(rounds)
+    start = time.perf_counter()
+    for t in range(rounds):
+        tick = time.perf_counter()
+        cells, weights = net_cell_weights(player.sample(samples, rng), player.num_queries)
+        records[t] = oracle.solve(cells, weights, rng)
+        player.update(workload.cell_ids(records[t:t + 1])[0])
+        round_s[t] = time.perf_counter() - tick
+    weights = np.full(rounds, 1.0 / rounds)
+    answers = answer_records(workload, records, weights)
+    runtime = time.perf_counter() - start
+    rho = dualquery_rho(eta, samples, rounds, problem.n)
+    trace = {"rounds": rounds, "eta": eta, "samples": samples, "round_s": round_s,
+             "eps_zcdp": eps_from_rho(rho, delta),
+             "distinct_records": len(np.unique(records, axis=0))}
+    return Release("dualquery", weights=weights, answers=answers, rho=rho,
+                   eps=dualquery_epsilon(eta, samples, rounds, problem.n, delta), delta=delta,
+                   support=records, trace=trace, runtime_s=runtime, iterations=rounds)
