@@ -14,7 +14,8 @@ from functools import cached_property
 import numpy as np
 
 from pubpriv_core.data.domain import Dataset
-from pubpriv_core.queries import MarginalWorkload, SupportAnswerer, answer_dataset, error_summary
+from pubpriv_core.queries import (MarginalWorkload, SupportAnswerer, answer_dataset, error_summary,
+                                  full_domain_records)
 
 
 @dataclass
@@ -47,6 +48,11 @@ class ReleaseProblem:
         if self.public_support is None:
             raise ValueError("this algorithm needs a public source; set public=... in the config")
         return SupportAnswerer(self.workload, self.public_support)
+
+    @cached_property
+    def domain_answerer(self) -> SupportAnswerer:
+        """Answerer over the whole domain X (MWEM); callers check |X| first."""
+        return SupportAnswerer(self.workload, full_domain_records(self.private.domain.shape))
 
     @property
     def support_size(self) -> int:

@@ -51,6 +51,12 @@ def answer_histogram(workload: MarginalWorkload, histogram: np.ndarray) -> np.nd
     return np.concatenate(parts)
 
 
+def full_domain_records(shape: tuple[int, ...]) -> np.ndarray:
+    """Every element of X = X_1 × … × X_d as rows of codes, in C order (for MWEM)."""
+    grids = np.indices(shape, dtype=np.int16 if max(shape) < 2 ** 15 else np.int64)
+    return grids.reshape(len(shape), -1).T
+
+
 class SupportAnswerer:
     """Answers every query on weight vectors over a fixed support X̂ (rows of ``records``).
 
@@ -68,11 +74,18 @@ class SupportAnswerer:
         self._matrix = self._incidence() if self.cached else None
 
     def _incidence(self) -> sp.csr_matrix:
-        n, w = self._ids.shape
-        cols = np.repeat(np.arange(n, dtype=np.int32), w)
-        data = np.ones(n * w)
-        return sp.csr_matrix((data, (self._ids.ravel(), cols)),
-                             shape=(self.workload.num_queries, n))
+        return self.incidence(np.arange(self.workload.num_queries))
+
+    def incidence(self, queries: np.ndarray) -> sp.csr_matrix:
+        """Sparse 0/1 matrix [q(x)] for the given sorted query ids (rows) and all support rows."""
+        ids = self.cell_ids(np.arange(self.size))
+        position = np.full(self.workload.num_queries, -1, dtype=np.int64)
+        position[queries] = np.arange(len(queries))
+        rows = position[ids.ravel()]
+        cols = np.repeat(np.arange(self.size, dtype=np.int32), ids.shape[1])
+        keep = rows >= 0
+        return sp.csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])),
+                             shape=(len(queries), self.size))
 
     def answer(self, weights: np.ndarray) -> np.ndarray:
         """Σ_{x∈X̂} weights[x]·q(x) for every query q (weights need not be normalised)."""

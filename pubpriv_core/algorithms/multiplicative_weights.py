@@ -1,0 +1,215 @@
+"""The private multiplicative-weights loop shared by MWEM and PMW^Pub (Liu et al. 2021, Alg. 1).
+
+For t = 1..T: select q_t with score |q(A_{t−1}) − q(D̃)| (sensitivity 1/n) by permute-and-flip or
+the exponential mechanism, measure a_t = q_t(D̃) + N(0, σ²) clipped to [0, 1], and update
+
+    A_t(x) ∝ A_{t−1}(x) · exp(q_t(x) · (a_t − q_t(A_{t−1})) / 2).
+
+Budget (paper §4.1): ρ from the target (ε, δ) (CKS conversion, Thm 4.5), ε0 = sqrt(2ρ)/sqrt(2T);
+each of the 2T steps is ε0-DP, hence ε0²/2-zCDP, and σ = 1/(n·ε0) makes the Gaussian step ε0²/2-zCDP.
+Output: the average of the iterates A_0..A_{T−1} (paper) and the last iterate A_T.
+
+Speed: A is kept unnormalised (u, Z = Σu) together with its unnormalised answers y = Σ_x u(x)q(x).
+An update only rescales the rows of one cell, so y changes only in the cells of those rows (|rows|·W
+scatter-adds, batched over a round's replayed updates) instead of being recomputed (|X̂|·W).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from pubpriv_core import privacy
+from pubpriv_core.queries import SupportAnswerer
+
+SELECTIONS = ("permute_and_flip", "exponential", "exponential_bounded_range")
+MEASUREMENTS = ("gaussian", "laplace")
+_REFRESH_EVERY = 64         # rounds between exact recomputations of y (floating-point drift)
+_RESCALE_LIMIT = 1e100      # rescale u when Z leaves [1/limit, limit]
+
+
+class MWState:
+    """A distribution A ∝ u over the rows of a support, with its answers kept up to date.
+
+    Single answers q(A) = Σ_{x: q(x)=1} u(x) / Z are read exactly from u (rows of q cached), so
+    a burst of updates (the replay) needs no full answer vector; the vector y of all unnormalised
+    answers is brought up to date lazily, once per round, by scattering the accumulated change of
+    the touched rows.
+    """
+
+    def __init__(self, answerer: SupportAnswerer, init_weights: np.ndarray):
+        self.answerer = answerer
+        self.u = np.array(init_weights, dtype=float)
+        self.Z = float(self.u.sum())
+        self.y = answerer.answer(self.u)
+        self._pending = np.zeros_like(self.u)
+        self._touched = np.zeros(self.u.size, dtype=bool)
+        self._rows: dict[int, np.ndarray] = {}
+        self._syncs = 0
+
+    def answers(self) -> np.ndarray:
+        """q(A) for every query."""
+        self._sync()
+        return self.y / self.Z
+
+    def answer(self, q: int) -> float:
+        return float(self.u[self.rows(q)].sum() / self.Z)
+
+    def weights(self) -> np.ndarray:
+        return self.u / self.Z
+
+    def rows(self, q: int) -> np.ndarray:
+        if q not in self._rows:
+            self._rows[q] = self.answerer.rows_of(q)
+        return self._rows[q]
+
+    def update(self, q: int, measurement: float) -> None:
+        """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012)."""
+        rows = self.rows(q)
+        if rows.size == 0:
+            return
+        factor = np.exp((measurement - self.answer(q)) / 2.0)
+        delta_u = self.u[rows] * (factor - 1.0)
+        self.u[rows] += delta_u
+        self.Z += float(delta_u.sum())
+        self._pending[rows] += delta_u
+        self._touched[rows] = True
+
+    def _sync(self) -> None:
+        touched = np.flatnonzero(self._touched)
+        if touched.size == 0:
+            return
+        self._syncs += 1
+        if self._syncs % _REFRESH_EVERY == 0 or not 1 / _RESCALE_LIMIT < self.Z < _RESCALE_LIMIT \
+                or touched.size > self.u.size // 8:
+            self.u /= self.Z
+            self.Z = 1.0
+            self.y = self.answerer.answer(self.u)
+        else:
+            ids = self.answerer.cell_ids(touched)
+            self.y += np.bincount(ids.ravel(), np.repeat(self._pending[touched], ids.shape[1]),
+                                  minlength=self.y.size)
+        self._pending[touched] = 0.0
+        self._touched[touched] = False
+
+
+@dataclass
+class MWOptions:
+    """Options shared by MWEM and PMW^Pub (defaults as in the paper)."""
+
+    selection: str = "permute_and_flip"
+    measurement: str = "gaussian"
+    replay: bool = True
+
+    def __post_init__(self):
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"unknown selection {self.selection!r}; choose one of "
+                             f"{', '.join(SELECTIONS)}")
+        if self.measurement not in MEASUREMENTS:
+            raise ValueError(f"unknown measurement {self.measurement!r}; choose one of "
+                             f"{', '.join(MEASUREMENTS)}")
+
+
+def check_budget(eps: float, delta: float, T: int) -> None:
+    if not eps > 0:
+        raise ValueError(f"eps must be > 0, got {eps}; pass a positive privacy budget")
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must lie in (0, 1), got {delta}; use e.g. 1/n^2")
+    if int(T) != T or T < 1:
+        raise ValueError(f"T must be an integer >= 1, got {T}; set the number of rounds T")
+
+
+def select(scores: np.ndarray, eps0: float, n: int, options: MWOptions,
+           budget: privacy.ZCDPBudget, rng: np.random.Generator) -> int:
+    """ε0-DP selection of a query with high score (sensitivity 1/n); charges ε0²/2 to ``budget``.
+
+    ``exponential_bounded_range`` (labelled option, off by default) uses that the exponential
+    mechanism at parameter ε is ε²/8-zCDP (Cesar & Rogers 2021), so it runs at 2·ε0 for the same ρ.
+    """
+    budget.charge(privacy.pure_dp_zcdp(eps0), "select")
+    if options.selection == "permute_and_flip":
+        return privacy.permute_and_flip(scores, eps0, 1.0 / n, rng)
+    if options.selection == "exponential":
+        return privacy.exponential_mechanism(scores, eps0, 1.0 / n, rng)
+    return privacy.exponential_mechanism(scores, 2.0 * eps0, 1.0 / n, rng)
+
+
+def measure(true_value: float, eps0: float, n: int, options: MWOptions,
+            budget: privacy.ZCDPBudget, rng: np.random.Generator) -> float:
+    """a = q(D̃) + noise, clipped to [0, 1]; Gaussian σ = 1/(n·ε0) or Laplace b = 1/(n·ε0).
+
+    Both are ε0²/2-zCDP (Gaussian: Δ²/(2σ²); Laplace: ε0-DP ⇒ ε0²/2-zCDP, Bun & Steinke 2016).
+    """
+    scale = 1.0 / (n * eps0)
+    if options.measurement == "gaussian":
+        budget.charge(privacy.gaussian_zcdp(scale, 1.0 / n), "measure")
+        noisy = privacy.gaussian_mechanism(true_value, scale, rng)
+    else:
+        budget.charge(privacy.pure_dp_zcdp(eps0), "measure")
+        noisy = privacy.laplace_mechanism(true_value, scale, rng)
+    return float(np.clip(noisy, 0.0, 1.0))
+
+
+def replay(state: MWState, history: list[tuple[int, float]], rng: np.random.Generator) -> int:
+    """Liu et al. §5.3: re-apply past measurements whose error c_i ≥ c_t/2, newest first.
+
+    c_i = |q_i(A) − a_i| on the current A for every measured (q_i, a_i), i ≤ t. The new query is
+    applied first, then the others with c_i ≥ c_t/2 in uniformly random order. Uses only released
+    measurements: no privacy cost. Returns the number of updates made.
+    """
+    queries = np.fromiter((q for q, _ in history), dtype=np.int64, count=len(history))
+    measured = np.fromiter((a for _, a in history), dtype=float, count=len(history))
+    errors = np.abs(np.array([state.answer(int(q)) for q in queries]) - measured)
+    chosen = np.flatnonzero(errors[:-1] >= errors[-1] / 2.0)
+    order = [len(history) - 1] + rng.permutation(chosen).tolist()
+    for i in order:
+        state.update(int(queries[i]), float(measured[i]))
+    return len(order)
+
+
+def make_budget(eps: float, delta: float, T: int) -> privacy.ZCDPBudget:
+    """The run's zCDP budget ρ(ε, δ) (CKS conversion, Liu et al. Thm 4.5), after input checks."""
+    check_budget(eps, delta, T)
+    return privacy.ZCDPBudget.from_eps_delta(eps, delta)
+
+
+def ledger_totals(budget: privacy.ZCDPBudget) -> dict[str, float]:
+    """ρ spent per ledger label (e.g. select, measure, quality_check)."""
+    totals: dict[str, float] = {}
+    for label, rho in budget.ledger:
+        totals[label] = totals.get(label, 0.0) + rho
+    return totals
+
+
+def run_mw(answerer: SupportAnswerer, init_weights: np.ndarray, true_answers: np.ndarray,
+           n: int, budget: privacy.ZCDPBudget, delta: float, T: int,
+           rng: np.random.Generator, options: MWOptions) -> dict:
+    """Run T rounds spending what remains of ``budget``; returns average and last
+    answers/weights, the trace and the privacy spent."""
+    eps0 = privacy.per_step_eps(budget.remaining, T, mechanisms_per_round=2)
+    state = MWState(answerer, init_weights)
+    average = np.zeros_like(state.u)
+    history: list[tuple[int, float]] = []
+    times, updates = np.empty(T), np.empty(T, dtype=np.int64)
+    for t in range(T):
+        start = time.perf_counter()
+        average += state.weights()
+        scores = np.abs(state.answers() - true_answers)
+        q = select(scores, eps0, n, options, budget, rng)
+        history.append((q, measure(true_answers[q], eps0, n, options, budget, rng)))
+        if options.replay:
+            updates[t] = replay(state, history, rng)
+        else:
+            state.update(q, history[-1][1])
+            updates[t] = 1
+        times[t] = time.perf_counter() - start
+    average /= T
+    return {"weights": average, "answers": answerer.answer(average),
+            "last_weights": state.weights(), "last_answers": state.answers(),
+            "rho": budget.spent, "eps": budget.eps(delta),
+            "trace": {"queries": [q for q, _ in history],
+                      "measurements": [a for _, a in history],
+                      "iteration_s": times.tolist(), "updates": updates.tolist(),
+                      "eps0": eps0, "ledger": ledger_totals(budget)},
+            "runtime_s": float(times.sum())}

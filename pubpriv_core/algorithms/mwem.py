@@ -1,0 +1,44 @@
+"""MWEM (Hardt, Ligett, McSherry 2012) over the full domain, as run by Liu et al. 2021 (§5.3).
+
+A_0 is uniform on all of X; the loop (permute-and-flip selection, Gaussian measurement, replay of
+past measurements) is the one of PMW^Pub. The distribution has |X| entries, so MWEM is refused on
+domains larger than ``max_domain_size`` (ADULT: |X| ≈ 7.3e11) with a pointer to PMW^Pub.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.multiplicative_weights import MWOptions, make_budget, run_mw
+
+DEFAULT_MAX_DOMAIN_SIZE = 10_000_000
+
+
+class DomainTooLargeError(ValueError):
+    """MWEM cannot hold a distribution over this domain."""
+
+
+def check_domain_size(domain_size: int, max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE) -> None:
+    if domain_size > max_domain_size:
+        raise DomainTooLargeError(
+            f"MWEM needs a weight per domain element and |X| = {domain_size:.3g} exceeds "
+            f"max_domain_size = {max_domain_size:.3g}; use algo=pmwpub (public support) or a "
+            "reduced domain")
+
+
+def run_mwem(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+             rng: np.random.Generator, max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE,
+             **options) -> Release:
+    """Release a distribution over the full domain with target (ε, δ) over T rounds."""
+    domain = problem.private.domain
+    check_domain_size(domain.size(), max_domain_size)
+    mw_options = MWOptions(**options)
+    budget = make_budget(eps, delta, T)
+    answerer = problem.domain_answerer
+    uniform = np.full(answerer.size, 1.0 / answerer.size)
+    out = run_mw(answerer, uniform, problem.true_answers, problem.n, budget, delta, T, rng,
+                 mw_options)
+    return Release("mwem", weights=out["weights"], answers=out["answers"], rho=out["rho"],
+                   eps=out["eps"], delta=delta, support=None,
+                   last_answers=out["last_answers"], trace=out["trace"],
+                   runtime_s=out["runtime_s"], iterations=T)
