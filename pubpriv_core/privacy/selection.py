@@ -1,0 +1,146 @@
+"""Private selection: pick a candidate with a high score.
+
+Every function maximises ``scores`` (one float per candidate) of sensitivity Δ = ``sensitivity``
+and is ε-DP for ε = ``eps`` (one invocation). The "quality" of candidate j is
+p_j = exp(ε·(s_j − s*)/(2Δ)) with s* = max_j s_j, so p_j ∈ (0, 1] and the best candidate has 1.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import roots_legendre
+
+from pubpriv_core.privacy._checks import generator, positive, score_vector
+
+_QUADRATURE_CELLS = 2 ** 22  # node × candidate products evaluated at once in the exact PF formula
+_PILOT = 256  # candidates sampled to choose permute-and-flip's tail cut
+_SURVIVOR_COST = 6.0  # cost of one tail survivor, in head noise draws (measured, speed only)
+
+
+def _scale(eps: float, sensitivity: float) -> float:
+    """c = ε/(2Δ), the factor turning a score gap into a log-quality gap."""
+    eps = positive("eps", eps, "pass the positive pure-DP parameter of one selection")
+    sensitivity = positive("sensitivity", sensitivity, "pass the score's sensitivity Δ > 0")
+    return eps / (2.0 * sensitivity)
+
+
+def _default_tail_cut(scores: np.ndarray, best: float, scale: float,
+                      rng: np.random.Generator) -> float:
+    """Speed heuristic for the cut G of :func:`permute_and_flip` (any G ≥ 0 is exact).
+
+    Work is about |head(G)| + SURVIVOR_COST·N·e^{−G} noise draws (a survivor costs a few head
+    draws). |head(G)|/N is estimated from the gaps of a pilot of random candidates and the cost
+    minimised over those gaps, capped at max(1, ln N) where under one survivor is expected. The
+    pilot is independent of the selection noise, so the output distribution is unchanged.
+    """
+    cap = max(1.0, math.log(scores.size))
+    if scores.size <= _PILOT:
+        return cap
+    gaps = np.sort(scale * (best - scores[rng.integers(scores.size, size=_PILOT)]))
+    gaps = np.append(gaps[gaps < cap], cap)
+    cost = np.arange(1, gaps.size + 1) / _PILOT + _SURVIVOR_COST * np.exp(-gaps)
+    return float(gaps[np.argmin(cost)])
+
+
+def _tail_survivors(head: np.ndarray, n_candidates: int, cut: float,
+                    rng: np.random.Generator) -> np.ndarray:
+    """Indices of the tail candidates (not in sorted ``head``) whose Exp(1) noise exceeds ``cut``.
+
+    Their number is Binomial(N_tail, e^{−cut}) and, given the number, they are a uniform subset of
+    the tail. A tail rank r maps to index r + #{i : head_i − i ≤ r} (head_i − i tail items precede
+    head_i), so the tail is never materialised.
+    """
+    n_tail = n_candidates - head.size
+    k = rng.binomial(n_tail, math.exp(-cut)) if n_tail else 0
+    if k == 0:
+        return np.empty(0, dtype=np.intp)
+    ranks = np.sort(rng.choice(n_tail, size=k, replace=False, shuffle=False))
+    return ranks + np.searchsorted(head - np.arange(head.size), ranks, side="right")
+
+
+def permute_and_flip(scores, eps: float, sensitivity: float, rng: np.random.Generator,
+                     *, tail_cut: float | None = None) -> int:
+    """Permute-and-flip (McKenna & Sheldon 2020, Alg. 1), exact and sub-linear in noise draws.
+
+    Literal mechanism: visit candidates in uniformly random order, accept r with probability p_r,
+    return the first accepted. It equals report-noisy-max with Exponential(2Δ/ε) noise (Ding,
+    Zhang, Wang & Kifer 2021, "The Permute-and-Flip Mechanism is Identical to Report-Noisy-Max
+    with Exponential Noise"), i.e. argmax_j (−u_j + E_j) with gaps u_j = ε(s* − s_j)/(2Δ) and
+    E_j ~ Exp(1) i.i.d.
+
+    Exact shortcut: candidates with u_j > G (the tail) can only win when E_j > u_j > G, because
+    the best candidate has value E ≥ 0. By memorylessness, the tail candidates with E_j > G are a
+    uniform subset of Binomial(N_tail, e^{−G}) size, each with noise G + Exp(1); the others cannot
+    win. So noise is drawn only for the head (u_j ≤ G) and for those survivors. Any G ≥ 0 gives
+    the same distribution; ``tail_cut`` overrides the speed heuristic that picks G (tests use it).
+    """
+    scores, best = score_vector(scores)
+    scale = _scale(eps, sensitivity)
+    rng = generator(rng)
+    cut = _default_tail_cut(scores, best, scale, rng) if tail_cut is None else float(tail_cut)
+    if not cut >= 0:
+        raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap or None")
+    head = np.flatnonzero(scores >= best - cut / scale)
+    survivors = _tail_survivors(head, scores.size, cut, rng)
+    head_values = scale * (scores[head] - best) + rng.standard_exponential(head.size)
+    if survivors.size == 0:
+        return int(head[np.argmax(head_values)])
+    tail_values = scale * (scores[survivors] - best) + cut + \
+        rng.standard_exponential(survivors.size)
+    candidates = np.concatenate([head, survivors])
+    return int(candidates[np.argmax(np.concatenate([head_values, tail_values]))])
+
+
+def permute_and_flip_probabilities(scores, eps: float, sensitivity: float) -> np.ndarray:
+    """Exact output distribution of :func:`permute_and_flip` (McKenna & Sheldon 2020).
+
+    With a uniformly random order given by i.i.d. U(0,1) arrival times, r wins iff it accepts and
+    every earlier candidate rejects: P(r) = p_r ∫_0^1 Π_{j≠r}(1 − t·p_j) dt. The integrand is a
+    polynomial of degree N − 1 in t, so Gauss–Legendre quadrature with ⌈N/2⌉ nodes is exact.
+    Cost O(N²): meant for checks on small candidate sets.
+    """
+    scores, best = score_vector(scores)
+    quality = np.exp(_scale(eps, sensitivity) * (scores - best))
+    nodes, weights = roots_legendre(scores.size // 2 + 1)
+    t, w = (nodes + 1.0) / 2.0, weights / 2.0
+    probabilities = np.zeros(scores.size)
+    block = max(1, _QUADRATURE_CELLS // scores.size)
+    for start in range(0, t.size, block):
+        log_terms = np.log1p(-np.outer(t[start:start + block], quality))
+        log_others = log_terms.sum(axis=1, keepdims=True) - log_terms
+        probabilities += w[start:start + block] @ np.exp(log_others)
+    return quality * probabilities
+
+
+def exponential_mechanism(scores, eps: float, sensitivity: float,
+                          rng: np.random.Generator) -> int:
+    """Exponential mechanism (McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4, Thm 3.10).
+
+    P(r) ∝ exp(ε·s_r/(2Δ)), sampled by the Gumbel-max trick: argmax_j (ε·s_j/(2Δ) + Gumbel_j).
+    ε-DP, and ε²/8-zCDP as a bounded-range mechanism (Cesar & Rogers 2021).
+    """
+    scores, best = score_vector(scores)
+    scale = _scale(eps, sensitivity)
+    rng = generator(rng)
+    return int(np.argmax(scale * scores + rng.gumbel(size=scores.size)))
+
+
+def exponential_mechanism_probabilities(scores, eps: float, sensitivity: float) -> np.ndarray:
+    """Exact output distribution of :func:`exponential_mechanism`: softmax of ε·s/(2Δ)."""
+    scores, best = score_vector(scores)
+    quality = np.exp(_scale(eps, sensitivity) * (scores - best))
+    return quality / quality.sum()
+
+
+def report_noisy_max(scores, eps: float, sensitivity: float, rng: np.random.Generator) -> int:
+    """Report-noisy-max with Laplace noise of scale 2Δ/ε: argmax_j (s_j + Lap(2Δ/ε)).
+
+    Dwork & Roth 2014 (Claim 3.9) prove ε-DP with Lap(Δ/ε) for monotone scores such as counts;
+    scale 2Δ/ε makes it ε-DP for arbitrary sensitivity-Δ scores (McKenna & Sheldon 2020, §2), the
+    setting of every caller here (scores like |q(A) − q(D)| are not monotone in the data).
+    """
+    scores, best = score_vector(scores)
+    scale = _scale(eps, sensitivity)
+    rng = generator(rng)
+    return int(np.argmax(scores + rng.laplace(scale=1.0 / scale, size=scores.size)))
