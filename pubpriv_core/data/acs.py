@@ -107,7 +107,7 @@ from typing import Callable
 import folktables
 import numpy as np
 import pandas as pd
-from folktables import load_acs as _folk
+from folktables.load_acs import _STATE_CODES, state_list
 
 from .domain import Dataset, Domain
 from .paths import DataUnavailableError, data_root
@@ -267,7 +267,7 @@ def encode(frame: pd.DataFrame, reduced: bool = False) -> Dataset:
 def pums_file_name(state: str, year: int) -> str:
     """folktables' name of a 1-Year person file (``load_acs.initialize_and_download``)."""
     if year >= 2017:
-        return f"psam_p{_folk._STATE_CODES[state]}.csv"
+        return f"psam_p{_STATE_CODES[state]}.csv"
     return f"ss{str(year)[-2:]}p{state.lower()}.csv"
 
 
@@ -294,8 +294,8 @@ def load_acs(state: str, year: int, reduced: bool = False, download: bool = True
 
 def _check(state: str, year: int) -> tuple[str, int]:
     state = str(state).upper()
-    if state not in _folk.state_list:
-        raise ValueError(f"ACS state must be a postal code in {_folk.state_list}, got {state!r}")
+    if state not in state_list:
+        raise ValueError(f"ACS state must be a postal code in {state_list}, got {state!r}")
     if int(year) < FIRST_YEAR:
         raise ValueError(f"ACS year must be ≥ {FIRST_YEAR} (folktables' first year), got {year}")
     return state, int(year)
