@@ -35,3 +35,17 @@ def test_thm4_4_shapes_are_consistent():
     t = evaluate("liu2021.thm4.4.T", n=1e5, **p).value
     assert t == pytest.approx(1e5 * math.sqrt(0.02) * math.sqrt(math.log(5000))
                               / math.log(1e5) + math.log(20))
+
+
+def test_issue_thm4_5_exact_infimum():
+    assert evaluate("liu2021.thm4.5", rho=0.5, delta=1e-5).value == pytest.approx(4.728, abs=5e-4)
+
+
+def test_thm4_5_exact_is_the_infimum_and_below_the_closed_form():
+    rho, delta = 0.5, 1e-5
+    exact = evaluate("liu2021.thm4.5", rho=rho, delta=delta).value
+    grid = [1 + 10 ** (k / 400) for k in range(-1200, 1200)]
+    brute = min(a * rho + math.log(1 / (a * delta)) / (a - 1) + math.log(1 - 1 / a) for a in grid)
+    assert exact == pytest.approx(brute, abs=1e-4) and exact <= brute + 1e-9
+    upper = evaluate("liu2021.thm4.5.upper", rho=rho, delta=delta).value
+    assert upper == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5))) and exact < upper

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from ..privacy import eps_from_rho, eps_upper_bound
 from .registry import register
 
 
@@ -69,3 +70,18 @@ def thm4_4_T(*, n, m, Q_size, beta, rho, c=1.0):
     """Thm 4.4's iteration count: T = c·(n·ε̃·√(ln m)/ln|Q| + ln(1/β)), ε̃ = √(2ρ)."""
     return c * (n * _eps_tilde(rho) * math.sqrt(math.log(m)) / math.log(Q_size)
                 + math.log(1 / beta))
+
+
+@register("liu2021.thm4.5", explicit=True)
+def thm4_5(*, rho, delta):
+    """Thm 4.5: PMW^Pub with ε̃ is ρ = ε̃²/2-zCDP, hence (ε(δ), δ)-DP with the exact
+    Canonne–Kamath–Steinke conversion ε(δ) = inf_{a>1} [aρ + ln(1/(aδ))/(a−1) + ln(1 − 1/a)]
+    (computed by ``pubpriv_core.privacy.eps_from_rho``). Sanity: ρ=0.5, δ=1e−5 → 4.728."""
+    return eps_from_rho(rho, delta)
+
+
+@register("liu2021.thm4.5.upper", explicit=True)
+def thm4_5_upper(*, rho, delta):
+    """Thm 4.5 closed-form bound: ε(δ) ≤ ε̃²/2 + √(2·ln(1/δ))·ε̃ = ρ + 2·√(ρ·ln(1/δ))
+    (``pubpriv_core.privacy.eps_upper_bound``)."""
+    return eps_upper_bound(rho, delta)
