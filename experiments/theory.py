@@ -1,0 +1,77 @@
+"""Runner for the theory papers' experiments (issue 7).
+
+``REGISTRY`` maps an experiment name to ``fn(cfg) -> None``; a paper module registers itself with
+``@register("beimel2014")`` and is imported on demand as ``experiments.theory_<name>``.  A preset
+``conf/experiment/theory_<name>.yaml`` holds its parameters (``name`` selects the entry, ``out`` the
+results folder).  Usage::
+
+    python -m experiments.theory experiment=theory_beimel2014 [experiment.trials=60 ...]
+
+or ``run_theory(cfg)`` from another Hydra app (``cfg.experiment`` or the preset node itself).
+Every experiment writes one JSON record per finished (setting, n) block through
+``pubpriv_core.learning.RecordStore`` under ``<out>/records`` and skips existing ones, so an
+interrupted run resumes.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Callable
+
+from omegaconf import DictConfig, OmegaConf
+
+REGISTRY: dict[str, Callable[[DictConfig], None]] = {}
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+
+
+def register(name: str):
+    """Decorator: ``@register("alon2019")`` adds ``fn(cfg)`` to the registry."""
+    def deco(fn):
+        if name in REGISTRY and REGISTRY[name] is not fn:
+            raise ValueError(f"theory experiment {name!r} is registered twice; rename one of them")
+        REGISTRY[name] = fn
+        return fn
+    return deco
+
+
+def _lookup(name: str) -> Callable[[DictConfig], None]:
+    if name not in REGISTRY:
+        try:
+            importlib.import_module(f"experiments.theory_{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"experiments.theory_{name}":
+                raise
+    if name not in REGISTRY:
+        raise KeyError(f"no theory experiment {name!r}; known: {sorted(REGISTRY)} (add experiments/theory_{name}.py)")
+    return REGISTRY[name]
+
+
+def run_theory(cfg: DictConfig) -> None:
+    """Dispatch a composed config to its registered experiment."""
+    node = cfg.experiment if "experiment" in cfg else cfg
+    if "name" not in node:
+        raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
+    _lookup(str(node.name))(node)
+
+
+def compose(argv: list[str]) -> DictConfig:
+    """Compose ``conf/experiment/<preset>.yaml`` with Hydra and apply the remaining overrides."""
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    presets = [a for a in argv if a.startswith("experiment=")]
+    if len(presets) != 1:
+        raise SystemExit("usage: python -m experiments.theory experiment=theory_<paper> [key=value ...]")
+    rest = [a for a in argv if a not in presets]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        return hydra_compose(overrides=["+" + presets[0], *rest])
+
+
+def main(argv: list[str] | None = None) -> None:
+    cfg = compose(sys.argv[1:] if argv is None else argv)
+    print(OmegaConf.to_yaml(cfg))
+    run_theory(cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,404 @@
+"""Learners and sanitizers of Beimel, Brenner, Kasiviswanathan & Nissim (MLJ 2014), pure ε-DP.
+
+Domain [T] = {0..T−1}, T = 2^d (the paper's {1..T}, shifted by one); POINT_d = {c_j(x) = 1[x = j]},
+INTERVAL_d = {1[x < t] : t ∈ {0..T}} (Def 5.1).  Neighbouring samples differ in one entry.
+
+* :func:`learn_point_proper` — Lemma 3.4: the exponential mechanism over POINT_d (Thm 3.2) in
+  efficient form: one aggregated candidate for every j outside the sample.
+* :class:`HashRepresentation` + :func:`learn_representation` — Lemma 4.1 / Thm 4.2: ExpMech over
+  k = 8e·d·(1+⌊2/α⌋)² random sets of density 1/(4e(1+⌊2/α⌋)) (built for α/2).  [harness] sets are
+  lazy hashes, the V-filtering of property (3) is skipped and accuracy is checked empirically.
+* A1 / A2 / A3 and :func:`learn_point_boosted` — Sect. 4.2: noisy improper learner, ln 4-DP
+  subsampling (Claim 4.3), the privacy reduction of Lemma 4.4 with f(ε, ln 4), and private
+  boosting (Claim 4.5).  Hypotheses are lazy (:class:`NoisyPoint`, a hashed PRF as in A4/A5), and
+  A3 uses the exact binomial shortcut: only K ∼ Bin(n, f·α/4) examples reach A1.
+* :func:`learn_interval_proper` — ExpMech over INTERVAL_d by blocks of equal error, O(m log m).
+* :func:`laplace_histogram_error`, :func:`blr_release` — data release for POINT_d (Sect. 7).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from pubpriv_core.privacy import exponential_mechanism, exponential_mechanism_probabilities
+
+from .distributions import FiniteDistribution
+
+LN4 = math.log(4.0)
+_M1, _M2, _GOLD = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
+
+
+# ---------------------------------------------------------------- hashed pseudorandom functions
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser (a bijection on 64-bit words)."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def prf_uniform(key, x) -> np.ndarray:
+    """u(key, x) ∈ [0,1): a keyed hash standing in for the pseudorandom function of Sect. 4.2.1."""
+    k = _mix(np.asarray(key, dtype=np.uint64))
+    with np.errstate(over="ignore"):
+        z = _mix(k ^ (np.asarray(x).astype(np.uint64) * _GOLD))
+    return (z >> np.uint64(11)).astype(float) * 2.0**-53
+
+
+def set_keys(seed: int, index) -> np.ndarray:
+    """PRF key of set ``index`` in the family seeded by ``seed``."""
+    with np.errstate(over="ignore"):
+        return np.uint64(seed) * _GOLD + np.asarray(index, dtype=np.uint64)
+
+
+def _check(eps: float, alpha: float | None = None) -> None:
+    if not eps > 0:
+        raise ValueError(f"eps must be > 0, got {eps}; pass a positive privacy budget")
+    if alpha is not None and not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0,1), got {alpha}; pass an accuracy parameter")
+
+
+def _grouped_em(scores, counts, eps: float, rng: np.random.Generator) -> int:
+    """ExpMech over groups of equal-score candidates: shift each score by (2Δ/ε)·ln|group| (Δ = 1)."""
+    return exponential_mechanism(np.asarray(scores, float) + (2.0 / eps) * np.log(counts), eps, 1.0, rng)
+
+
+# ---------------------------------------------------------------- proper learners (Sect. 3, 5)
+def point_em_scores(X, y, T: int):
+    """Distinct sample points U, mistakes err(c_j) for j ∈ U, and err = #positives for j ∉ U."""
+    X, y = np.asarray(X), np.asarray(y, dtype=bool)
+    U, inv = np.unique(X, return_inverse=True)
+    pos_at = np.bincount(inv, weights=y, minlength=len(U))
+    neg_at = np.bincount(inv, weights=~y, minlength=len(U))
+    positives = float(y.sum())
+    return U, positives - pos_at + neg_at, positives
+
+
+def point_em_probabilities(X, y, T: int, eps: float) -> np.ndarray:
+    """Exact output law of :func:`learn_point_proper` over all of [T] (tiny T, for audits)."""
+    U, err_u, positives = point_em_scores(X, y, T)
+    err = np.full(T, positives)
+    err[U] = err_u
+    return exponential_mechanism_probabilities(-err, eps, 1.0)
+
+
+def learn_point_proper(X, y, T: int, eps: float, rng: np.random.Generator) -> int:
+    """Lemma 3.4: P(c_j) ∝ exp(−ε·err(c_j)/2); the T − |U| unseen points form one candidate.
+
+    O(m log m) time; the unseen group is chosen with weight (T − |U|)·exp(−ε·#pos/2) (the paper's
+    "2^d − m" is |[T] ∖ U|), then a uniform unseen point is drawn by rejection.
+    """
+    _check(eps)
+    U, err_u, positives = point_em_scores(X, y, T)
+    n_out = T - len(U)
+    scores = -np.append(err_u, positives) if n_out else -err_u
+    counts = np.append(np.ones(len(U)), n_out) if n_out else np.ones(len(U))
+    r = _grouped_em(scores, counts, eps, rng)
+    if r < len(U):
+        return int(U[r])
+    while True:
+        j = int(rng.integers(T))
+        if j not in U:
+            return j
+
+
+def learn_point_nonprivate(X, y, T: int, rng: np.random.Generator) -> int:
+    """Consistent proper learner: the positive example's point, else a uniform unseen point."""
+    X, y = np.asarray(X), np.asarray(y, dtype=bool)
+    if y.any():
+        return int(X[np.argmax(y)])
+    seen = set(np.unique(X).tolist())
+    while True:
+        j = int(rng.integers(T))
+        if j not in seen or len(seen) >= T:
+            return j
+
+
+def interval_blocks(X, y, T: int):
+    """Blocks of thresholds with equal sample error: left ends, sizes and mistakes.
+
+    With distinct sorted points u_1 < … < u_r, t ∈ [0, u_1], [u_1+1, u_2], …, [u_r+1, T] each
+    give one error value err(t) = #{x < t, y = 0} + #{x ≥ t, y = 1}.
+    """
+    X, y = np.asarray(X), np.asarray(y, dtype=bool)
+    U = np.unique(X)
+    lefts = np.concatenate([[0], U + 1])
+    sizes = np.diff(np.concatenate([lefts, [T + 1]]))
+    order = np.argsort(X, kind="stable")
+    xs, ys = X[order], y[order]
+    zeros_before = np.concatenate([[0], np.cumsum(~ys)])
+    ones_before = np.concatenate([[0], np.cumsum(ys)])
+    k = np.searchsorted(xs, lefts, side="left")
+    return lefts, sizes, zeros_before[k] + ones_before[-1] - ones_before[k]
+
+
+def learn_interval_proper(X, y, T: int, eps: float, rng: np.random.Generator) -> int:
+    """ExpMech over INTERVAL_d (Thm 3.2 with H = C): block ∝ |block|·exp(−ε·err/2), uniform inside."""
+    _check(eps)
+    lefts, sizes, err = interval_blocks(X, y, T)
+    b = _grouped_em(-err.astype(float), sizes.astype(float), eps, rng)
+    return int(lefts[b] + rng.integers(sizes[b]))
+
+
+def interval_em_probabilities(X, y, T: int, eps: float) -> np.ndarray:
+    """Exact output law of :func:`learn_interval_proper` over t ∈ {0..T} (tiny T, for audits)."""
+    lefts, sizes, err = interval_blocks(X, y, T)
+    return exponential_mechanism_probabilities(-np.repeat(err, sizes).astype(float), eps, 1.0)
+
+
+# ---------------------------------------------------------------- representation learner (Sect. 4.1)
+@dataclass(frozen=True)
+class HashRepresentation:
+    """H_d = {S_1..S_k}, S_i = {x : u(key_i, x) < density}; Lemma 4.1 built for accuracy α_rep = α/2.
+
+    k = 8e·p²/d = 8e·d·(1+⌊1/α_rep⌋)², set size 4pT/k inside {1..2T} ⇒ density 2p/k = 1/(4e(1+⌊1/α_rep⌋)).
+    """
+
+    d: int
+    alpha: float
+    seed: int
+
+    @property
+    def _q(self) -> int:
+        return 1 + math.floor(2.0 / self.alpha)
+
+    @property
+    def k(self) -> int:
+        return math.ceil(8 * math.e * self.d * self._q**2)
+
+    @property
+    def density(self) -> float:
+        return 1.0 / (4 * math.e * self._q)
+
+    def members(self, x) -> np.ndarray:
+        """(k, n) membership of points x in every set (n small: only distinct sample points)."""
+        keys = set_keys(self.seed, np.arange(self.k))
+        return prf_uniform(keys[:, None], np.asarray(x)[None, :]) < self.density
+
+
+def learn_representation(X, y, rep: HashRepresentation, eps: float, rng: np.random.Generator) -> int:
+    """Thm 4.2: ExpMech over H_d with mistakes as score (Δ = 1); returns the set index."""
+    _check(eps)
+    U, inv = np.unique(np.asarray(X), return_inverse=True)
+    y = np.asarray(y, dtype=bool)
+    pos = np.bincount(inv, weights=y, minlength=len(U))
+    neg = np.bincount(inv, weights=~y, minlength=len(U))
+    M = rep.members(U)
+    mistakes = M.astype(float) @ neg + (~M).astype(float) @ pos
+    return exponential_mechanism(-mistakes, eps, 1.0, rng)
+
+
+def representation_error(rep: HashRepresentation, i: int, target: int, dist: FiniteDistribution) -> float:
+    """Exact error of S_i against c_target under a finite D."""
+    h = prf_uniform(set_keys(rep.seed, i), dist.points) < rep.density
+    return float(dist.mass(h != (dist.points == target)))
+
+
+# ---------------------------------------------------------------- improper pipeline (Sect. 4.2)
+@dataclass(frozen=True)
+class NoisyPoint:
+    """Lazy output of A1 (center = j of c_j, or −1 for the all-zero concept; ``None`` center = ⊥).
+
+    Two-sided (A1): h(x) = c(x) XOR 1[u(key,x) < rate], rate = α/8.  One-sided (A4):
+    h(x) = c(x) OR 1[u(key,x) < rate], rate = α/4, key rejection-sampled so that h(j) = 1 anyway.
+    """
+
+    center: int | None
+    key: int = 0
+    rate: float = 0.0
+    one_sided: bool = False
+
+    @property
+    def is_bottom(self) -> bool:
+        return self.center is None
+
+    def __call__(self, x) -> np.ndarray:
+        if self.is_bottom:
+            raise ValueError("⊥ is not a function; check is_bottom before evaluating")
+        x = np.asarray(x)
+        noise = prf_uniform(self.key, x) < self.rate
+        c = x == self.center
+        return (c | noise) if self.one_sided else (c ^ noise)
+
+    def error(self, target: int, dist: FiniteDistribution) -> float:
+        """Exact error_D(c_target, h); ⊥ counts as error 1."""
+        if self.is_bottom:
+            return 1.0
+        return float(dist.mass(self(dist.points) != (dist.points == target)))
+
+    def mistakes(self, X, y) -> int:
+        return len(y) if self.is_bottom else int((self(X) != np.asarray(y, dtype=bool)).sum())
+
+
+def a1(X, y, alpha: float, rng: np.random.Generator, one_sided: bool = False) -> NoisyPoint:
+    """A1: inconsistent labels → ⊥; no positive → c = 0; else c = c_j; then lazy noise."""
+    X, y = np.asarray(X), np.asarray(y, dtype=bool)
+    pos, neg = np.unique(X[y]), np.unique(X[~y])
+    if len(pos) > 1 or (len(pos) == 1 and pos[0] in neg):
+        return NoisyPoint(None)
+    center = int(pos[0]) if len(pos) else -1
+    rate = alpha / 4 if one_sided else alpha / 8
+    key = int(rng.integers(2**63))
+    while one_sided and center >= 0 and not prf_uniform(key, center) < rate:
+        key = int(rng.integers(2**63))  # A4 step (3)': a random PRF subject to h(j) = 1
+    return NoisyPoint(center, key, rate, one_sided)
+
+
+def lemma4_4_rate(eps: float, eps_star: float = LN4) -> float:
+    """f(ε, ε*) = (e^ε − 1)/(e^{ε*} + e^ε − e^{ε−ε*} − 1): probability an entry is kept (Lemma 4.4)."""
+    _check(eps)
+    return math.expm1(eps) / (math.exp(eps_star) + math.exp(eps) - math.exp(eps - eps_star) - 1.0)
+
+
+def a2_binomial(n: int, draw, alpha: float, rng: np.random.Generator, keep: float = 1.0,
+                one_sided: bool = False) -> NoisyPoint:
+    """A2 (Claim 4.3) on n entries of which each is a labelled example w.p. ``keep`` (else ⋆).
+
+    Step 1: ⊥ w.p. α/8.  Step 2 keeps each index w.p. α/4; ⋆ entries are ignored by A1, so exactly
+    K ∼ Bin(n, keep·α/4) i.i.d. examples reach A1 — they are drawn with ``draw(K, rng)``.
+    """
+    if rng.random() < alpha / 8:
+        return NoisyPoint(None)
+    K = int(rng.binomial(int(n), keep * alpha / 4))
+    X, y = draw(K, rng)
+    return a1(X, y, alpha, rng, one_sided)
+
+
+def a3_binomial(n: int, draw, alpha: float, eps: float, rng: np.random.Generator,
+                one_sided: bool = False) -> NoisyPoint:
+    """A3 = Lemma 4.4 applied to A2 (ε* = ln 4): entries survive w.p. f(ε, ln 4); ε-DP, (α, 4/5)-PAC."""
+    return a2_binomial(n, draw, alpha, rng, keep=lemma4_4_rate(eps), one_sided=one_sided)
+
+
+@dataclass(frozen=True)
+class BoostingPlan:
+    """Claim 4.5: N = ⌈log_{5/4}(5/β)⌉ runs of A3 at α/8 and a selection sample of size m_sel."""
+
+    alpha: float
+    beta: float
+    eps: float
+
+    @property
+    def runs(self) -> int:
+        return math.ceil(math.log(5.0 / self.beta) / math.log(1.25))
+
+    @property
+    def m_sel(self) -> int:
+        """⌈24 ln(3/β²)/(εα)⌉ (the variant that makes the Chernoff steps hold; spec note)."""
+        return math.ceil(24 * math.log(3.0 / self.beta**2) / (self.eps * self.alpha))
+
+    @property
+    def m_run_paper(self) -> int:
+        """⌈384·ln4/(ε·(α/8)²)⌉ = ⌈24576·ln4/(εα²)⌉ per A3 run."""
+        return math.ceil(24576 * LN4 / (self.eps * self.alpha**2))
+
+    def split(self, n: int) -> tuple[int, int]:
+        """(examples per A3 run, selection examples) for a total budget of n examples."""
+        m_sel = min(int(n), self.m_sel)
+        return (int(n) - m_sel) // self.runs, m_sel
+
+
+def learn_point_boosted(n: int, draw, alpha: float, beta: float, eps: float, rng: np.random.Generator,
+                        one_sided: bool = False) -> NoisyPoint:
+    """Claim 4.5: N A3 runs on disjoint samples, then ExpMech on m_sel fresh examples (score −mistakes).
+
+    ε-DP: disjoint samples (parallel composition) and one ε-DP selection.  ``n`` is the total
+    sample size; the paper's own size is ``N·m_run_paper + m_sel``.
+    """
+    _check(eps, alpha)
+    plan = BoostingPlan(alpha, beta, eps)
+    m_run, m_sel = plan.split(n)
+    hyps = [a3_binomial(m_run, draw, alpha / 8, eps, rng, one_sided) for _ in range(plan.runs)]
+    X, y = draw(m_sel, rng)
+    mistakes = np.array([h.mistakes(X, y) for h in hyps], dtype=float)
+    return hyps[exponential_mechanism(-mistakes, eps, 1.0, rng)]
+
+
+def a2_output_distribution(X, y, T: int, alpha: float, select: float) -> np.ndarray:
+    """Exact law of A2 (selection rate ``select``; A3 is select = f·α/4) over 2^T functions + ⊥.
+
+    Index b < 2^T is the function with h(x) = bit x of b; index 2^T is ⊥.  Enumerates the 2^{m'}
+    selected subsets (m' ≤ ~12), so only for audits on tiny instances.
+    """
+    X, y, m = np.asarray(X), np.asarray(y, dtype=bool), len(X)
+    funcs = (np.arange(2**T)[:, None] >> np.arange(T)[None, :]) & 1  # (2^T, T)
+    flip = alpha / 8
+    out = np.zeros(2**T + 1)
+    for mask in itertools.product([False, True], repeat=m):
+        mask = np.array(mask, dtype=bool)
+        w = select ** mask.sum() * (1 - select) ** (m - mask.sum())
+        pos, neg = set(X[mask & y].tolist()), set(X[mask & ~y].tolist())
+        if len(pos) > 1 or pos & neg:
+            out[-1] += w
+            continue
+        c = np.zeros(T, dtype=int)
+        if pos:
+            c[next(iter(pos))] = 1
+        diffs = (funcs != c).sum(axis=1)
+        out[:-1] += w * flip**diffs * (1 - flip) ** (T - diffs)
+    return np.append((1 - alpha / 8) * out[:-1], alpha / 8 + (1 - alpha / 8) * out[-1])
+
+
+# ---------------------------------------------------------------- data release (Sect. 7)
+def laplace_histogram_error(X, T: int, eps: float, rng: np.random.Generator) -> float:
+    """max_j |Q_j(D) − Q_j(D̂)| of the Laplace histogram (noise Lap(2/(εm)) per cell, replacement).
+
+    Occupied cells get explicit noise; the max |Lap(b)| over the N empty cells is drawn exactly from
+    its CDF (1 − e^{−x/b})^N, so T = 2^60 costs O(m).
+    """
+    _check(eps)
+    m = len(X)
+    b = 2.0 / (eps * m)
+    n_occupied = len(np.unique(X))
+    worst = float(np.max(np.abs(rng.laplace(scale=b, size=n_occupied)))) if n_occupied else 0.0
+    n_empty = T - n_occupied
+    if n_empty:
+        v = rng.random()
+        worst = max(worst, -b * math.log(-math.expm1(math.log(v) / n_empty)))
+    return worst
+
+
+def laplace_histogram_m_star(d: int, alpha: float, beta: float, eps: float) -> float:
+    """Exact size with P[useful] = (1 − e^{−αεm/2})^T = 1 − β: m* = −2 ln(1 − (1−β)^{1/T})/(εα)."""
+    T = 2.0**d
+    return -2.0 * math.log(-math.expm1(math.log1p(-beta) / T)) / (eps * alpha)
+
+
+def _compositions(total: int, parts: int) -> np.ndarray:
+    """All histograms of ``total`` items over ``parts`` cells (stars and bars)."""
+    rows = []
+    for bars in itertools.combinations(range(total + parts - 1), parts - 1):
+        edges = np.array((-1,) + bars + (total + parts - 1,))
+        rows.append(np.diff(edges) - 1)
+    return np.array(rows)
+
+
+def _blr_logits(X, T: int, n_hat: int, eps: float):
+    """Histograms H of size n̂, scores −m·max_j|Q_j(D) − Q_j(Ĥ)| and log multiplicities n̂!/Π h_j!."""
+    m = len(X)
+    H = _compositions(int(n_hat), int(T))
+    q = np.bincount(np.asarray(X), minlength=T) / m
+    score = -m * np.max(np.abs(H / n_hat - q[None, :]), axis=1)
+    return H, score, gammaln(n_hat + 1) - gammaln(H + 1).sum(axis=1)
+
+
+def blr_release(X, T: int, n_hat: int, eps: float, rng: np.random.Generator) -> np.ndarray:
+    """BLR (Blum–Ligett–Roth 2008) for POINT_d: D̂ ∈ [T]^{n̂} ∝ exp(−ε·m·max_j|Q_j(D) − Q_j(D̂)|/2).
+
+    Score sensitivity 1 (replacement changes each Q_j(D) by ≤ 1/m); sampled over histograms
+    weighted by their multiplicity n̂!/Π h_j!.  Returns the released frequencies.  Tiny T, n̂ only.
+    """
+    _check(eps)
+    H, score, log_mult = _blr_logits(X, T, n_hat, eps)
+    return H[exponential_mechanism(score + (2.0 / eps) * log_mult, eps, 1.0, rng)] / n_hat
+
+
+def blr_probabilities(X, T: int, n_hat: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Histograms and their exact BLR probabilities (audits)."""
+    H, score, log_mult = _blr_logits(X, T, n_hat, eps)
+    logits = eps * score / 2 + log_mult
+    return H, np.exp(logits - logsumexp(logits))

@@ -1,0 +1,153 @@
+"""Beimel et al. 2014 learners: exact laws, exact DP audits, the paper's sanity numbers."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pubpriv_core.learning import FiniteDistribution
+from pubpriv_core.learning import beimel2014 as B
+from pubpriv_core.learning.audit import exact_audit
+
+LABELLED = [(x, y) for x in range(4) for y in (0, 1)]
+
+
+def split(db):
+    return np.array([e[0] for e in db]), np.array([e[1] for e in db], dtype=bool)
+
+
+def test_point_sampler_matches_exact_law():
+    rng = np.random.default_rng(0)
+    X, y = np.array([1, 1, 3, 0]), np.array([1, 1, 0, 0], dtype=bool)
+    p = B.point_em_probabilities(X, y, 6, 1.0)
+    draws = np.bincount([B.learn_point_proper(X, y, 6, 1.0, rng) for _ in range(20000)], minlength=6)
+    chi2 = ((draws - 20000 * p) ** 2 / (20000 * p)).sum()
+    assert chi2 < stats.chi2.ppf(0.999, 5)
+
+
+def test_interval_sampler_matches_exact_law():
+    rng = np.random.default_rng(1)
+    X, y = np.array([2, 5, 5, 7]), np.array([1, 0, 0, 0], dtype=bool)
+    p = B.interval_em_probabilities(X, y, 8, 1.0)
+    draws = np.bincount([B.learn_interval_proper(X, y, 8, 1.0, rng) for _ in range(20000)], minlength=9)
+    chi2 = ((draws - 20000 * p) ** 2 / (20000 * p)).sum()
+    assert chi2 < stats.chi2.ppf(0.999, 8)
+
+
+def hard_success(m, d, alpha, eps):
+    """Spec's exact success probability of Lemma 3.4's learner on the hard distribution D_i."""
+    K = np.arange(m + 1)
+    T = 2**d
+    return float(np.sum(stats.binom.pmf(K, m, alpha) / (1 + np.exp(-eps * m / 2) + (T - 2) * np.exp(-eps * K / 2))))
+
+
+def test_point_learner_success_on_hard_distribution_matches_formula():
+    rng = np.random.default_rng(2)
+    d, m, alpha = 4, 134, 0.1
+    T, i = 2**d, 7
+    D = FiniteDistribution([0, i], [1 - alpha, alpha])
+    wins = 0
+    for _ in range(3000):
+        X = D.sample(m, rng)
+        wins += B.learn_point_proper(X, X == i, T, 1.0, rng) == i
+    p = hard_success(m, d, alpha, 1.0)
+    assert p == pytest.approx(0.95, abs=0.01)  # spec: n* = 134 at d = 4
+    assert abs(wins / 3000 - p) < 4 * math.sqrt(p * (1 - p) / 3000)
+
+
+def test_point_em_is_eps_dp_exactly_and_audit_detects_overclaim():
+    law = lambda db: B.point_em_probabilities(*split(db), 4, 0.7)  # noqa: E731
+    res = exact_audit(law, LABELLED, 3)
+    assert res.passes(0.7) and res.eps_max > 0.5  # both score and normaliser move; not attained jointly
+    assert not res.passes(0.35)
+
+
+def test_interval_em_is_eps_dp_exactly():
+    alphabet = [(x, y) for x in range(3) for y in (0, 1)]
+    res = exact_audit(lambda db: B.interval_em_probabilities(*split(db), 3, 0.5), alphabet, 3)
+    assert res.passes(0.5)
+
+
+def test_a2_is_ln4_dp_exactly():
+    alpha = 0.3
+    alphabet = [(x, y) for x in range(3) for y in (0, 1)]
+    res = exact_audit(lambda db: B.a2_output_distribution(*split(db), 3, alpha, alpha / 4), alphabet, 4)
+    assert res.passes(B.LN4)
+    assert res.eps_max > math.log(1 + 8 * (alpha / 4) / (alpha * (1 - alpha / 4))) - 0.3
+
+
+def test_a3_is_eps_dp_exactly():
+    alpha, eps = 0.3, 0.5
+    select = B.lemma4_4_rate(eps) * alpha / 4
+    alphabet = [(x, y) for x in range(3) for y in (0, 1)]
+    res = exact_audit(lambda db: B.a2_output_distribution(*split(db), 3, alpha, select), alphabet, 4)
+    assert res.passes(eps)
+
+
+def test_a2_law_sums_to_one_and_matches_sampler():
+    rng = np.random.default_rng(3)
+    X, y, alpha, T = np.array([1, 1, 2]), np.array([1, 1, 0], dtype=bool), 0.4, 3
+    p = B.a2_output_distribution(X, y, T, alpha, alpha / 4)
+    assert p.sum() == pytest.approx(1.0)
+    counts = np.zeros(2**T + 1)
+    pts = np.arange(T)
+    for _ in range(20000):
+        rows = [i for i in range(3) if rng.random() < alpha / 4]
+        h = B.NoisyPoint(None) if rng.random() < alpha / 8 else B.a1(X[rows], y[rows], alpha, rng)
+        counts[-1 if h.is_bottom else int((h(pts).astype(int) << pts).sum())] += 1
+    ok = p > 0.002
+    chi2 = ((counts[ok] - 20000 * p[ok]) ** 2 / (20000 * p[ok])).sum()
+    assert chi2 < stats.chi2.ppf(0.999, ok.sum() - 1)
+
+
+def test_lemma4_4_rate_exceeds_eps_over_6():
+    for eps in [0.1, 0.5, 0.99]:
+        assert B.lemma4_4_rate(eps) > eps / 6
+
+
+def test_boosting_plan_matches_spec_numbers():
+    plan = B.BoostingPlan(0.1, 0.01, 1.0)
+    assert plan.runs == 28 and plan.m_run_paper == 3406958 and plan.m_sel == 2475
+
+
+def test_one_sided_hypothesis_contains_center():
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        h = B.a1(np.array([5, 9]), np.array([1, 0], dtype=bool), 0.2, rng, one_sided=True)
+        assert h(np.array([5]))[0] and h.one_sided
+
+
+def test_boosted_learner_learns_point_with_binomial_shortcut():
+    rng = np.random.default_rng(5)
+    alpha, T, target = 0.1, 2**40, 123456789
+    D = FiniteDistribution([0, target, 99], [0.6, 0.2, 0.2])
+    draw = lambda k, r: (lambda X: (X, X == target))(D.sample(k, r))  # noqa: E731
+    errs = [B.learn_point_boosted(400_000, draw, alpha, 0.05, 1.0, rng).error(target, D) for _ in range(10)]
+    assert np.mean(np.array(errs) <= alpha) >= 0.9
+
+
+def test_laplace_histogram_usefulness_matches_closed_form():
+    rng = np.random.default_rng(6)
+    d, alpha, eps, m = 10, 0.1, 1.0, 200
+    X = np.zeros(m, dtype=int)
+    useful = np.mean([B.laplace_histogram_error(X, 2**d, eps, rng) < alpha for _ in range(4000)])
+    exact = (1 - math.exp(-alpha * eps * m / 2)) ** (2**d)
+    assert abs(useful - exact) < 4 * math.sqrt(exact * (1 - exact) / 4000)
+    assert B.laplace_histogram_m_star(d, alpha, 0.05, eps) == pytest.approx(
+        -2 * math.log(1 - 0.95 ** (1 / 2**d)) / (eps * alpha))
+
+
+def test_blr_is_eps_dp_exactly():
+    res = exact_audit(lambda db: B.blr_probabilities(np.array(db), 3, 3, 0.8)[1], [0, 1, 2], 3)
+    assert res.passes(0.8)
+
+
+def test_representation_finds_separating_set_on_hard_distribution():
+    rng = np.random.default_rng(7)
+    rep = B.HashRepresentation(d=20, alpha=0.1, seed=11)
+    D = FiniteDistribution([0, 77], [0.9, 0.1])
+    X = D.sample(600, rng)
+    i = B.learn_representation(X, X == 77, rep, 1.0, rng)
+    assert B.representation_error(rep, i, 77, D) == 0.0
+    M = rep.members(np.array([0, 77]))
+    assert abs(np.mean(M[:, 1] & ~M[:, 0]) - rep.density * (1 - rep.density)) < 0.002
