@@ -1,0 +1,98 @@
+"""Value checks of a resolved run config, done before anything is written.
+
+Hydra's structured configs (:mod:`experiments.config`) already reject unknown keys and wrong types;
+here are the checks on values: ε > 0, 0 < δ < 1, T ≥ 1, runs ≥ 1, the public-source shares, and
+those that need the data — the dataset is present or downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), MWEM's
+domain fits, DualQuery's calibration leaves at least two rounds. Every failure is a
+:class:`ConfigError` whose message is one line naming the problem and the fix.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pubpriv_core.data.paths import DataUnavailableError
+
+
+class ConfigError(ValueError):
+    """A run configuration that cannot be run; the message says what to change."""
+
+
+def check_config(cfg: dict[str, Any]) -> None:
+    """All checks: first the scalar ones, then those that load the data (cached in-process)."""
+    check_scalars(cfg)
+    check_data(cfg)
+
+
+def check_scalars(cfg: dict[str, Any]) -> None:
+    _require(cfg["eps"] > 0, f"eps must be > 0, got {cfg['eps']}; pass a positive privacy budget")
+    delta = cfg["delta"]
+    _require(delta is None or 0 < delta < 1,
+             f"delta must lie in (0, 1), got {delta}; pass e.g. 1e-9 or null for 1/n^2")
+    _require(cfg["T"] >= 1, f"T must be >= 1, got {cfg['T']}; pass a positive number of rounds")
+    _require(cfg["runs"] >= 1, f"runs must be >= 1, got {cfg['runs']}; pass the repetition count")
+    _require(cfg["seed"] >= 0, f"seed must be >= 0, got {cfg['seed']}; pass a non-negative seed")
+    _require(cfg["n_jobs"] >= 1 or cfg["n_jobs"] == -1,
+             f"n_jobs must be >= 1 or -1 (all cores), got {cfg['n_jobs']}; pass a worker count")
+    public = cfg["public"]
+    _require(0 < public["fraction"] <= 1,
+             f"public.fraction must lie in (0, 1], got {public['fraction']}; pass e.g. 0.01")
+    for key in ("private_share", "public_share"):
+        if key in public:
+            _require(public[key] > 0, f"public.{key} must be > 0, got {public[key]}; "
+                                      "pass a positive share of the dataset's rows")
+    workload = cfg["workload"]
+    _require(workload["k"] >= 1, f"workload.k must be >= 1, got {workload['k']}; pass e.g. 3")
+    _require(workload["size"] is None or workload["size"] >= 1,
+             f"workload.size must be >= 1 or null (all), got {workload['size']}; pass e.g. 64")
+
+
+def check_data(cfg: dict[str, Any]) -> None:
+    """Checks needing the data: builds repetition 0's problem (cached for the run itself)."""
+    from experiments.problems import build_problem, data_context
+
+    try:
+        with data_context(cfg.get("data_root")):
+            problem = build_problem(cfg, run=0)
+    except DataUnavailableError as err:
+        raise ConfigError(_one_line(err)) from None
+    except ValueError as err:
+        raise ConfigError(_one_line(err)) from None
+    domain = problem.private.domain
+    workload = cfg["workload"]
+    d, k, size = len(domain), workload["k"], workload["size"]
+    _require(k <= d, f"workload.k={k} exceeds the {d} attributes of dataset "
+                     f"{cfg['dataset']['name']}; choose k <= {d}")
+    _require(size is None or size <= math.comb(d, k),
+             f"workload.size={size} exceeds C({d},{k})={math.comb(d, k)}; "
+             "choose a smaller size or null for all marginals")
+    _check_algorithm(cfg, problem)
+
+
+def _check_algorithm(cfg: dict[str, Any], problem) -> None:
+    from pubpriv_core.privacy import default_delta
+
+    algo = cfg["algo"]
+    if algo["name"] == "mwem":
+        from pubpriv_core.algorithms.mwem import check_domain_size
+        try:
+            check_domain_size(problem.private.domain.size(), algo["max_domain_size"])
+        except ValueError as err:
+            raise ConfigError(_one_line(err)) from None
+    if algo["name"] == "dualquery":
+        from pubpriv_core.algorithms.dualquery import calibrate_rounds
+        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
+        rounds = calibrate_rounds(cfg["eps"], delta, problem.n, algo["eta"], algo["samples"])
+        _require(rounds >= 2, f"DualQuery fits only {rounds} round(s) at eps={cfg['eps']}, "
+                              f"eta={algo['eta']}, samples={algo['samples']}, n={problem.n}; "
+                              "use a larger eps or a smaller algo.eta / algo.samples")
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConfigError(message)
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    return " ".join(text.split())

@@ -1,0 +1,127 @@
+"""Command-line front of ``run.py``: check every job of a (multi)run before Hydra starts any.
+
+``python run.py [-m] key=value ...`` first expands the command line's sweeps the way Hydra's basic
+sweeper does (the Cartesian product of the comma-separated / ``range`` values), composes each
+job's config with Hydra's compose API against the structured schemas, and runs
+:func:`experiments.checks.check_config` on it. The first problem — a Hydra composition error (unknown
+key, wrong type, unknown group option) or a value check — is printed as ONE line
+``error: <message>`` on stderr and the process exits with status 2, before any record (or Hydra
+output folder) is written. Only then is the Hydra app launched, with the original arguments.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from hydra import compose, initialize_config_dir
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import ValueType
+from hydra.errors import MissingConfigException
+from omegaconf import DictConfig, OmegaConf
+
+from experiments.checks import ConfigError, check_config
+from experiments.config import register_configs
+from pubpriv_core.data.paths import DataUnavailableError
+
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+CONFIG_NAME = "config"
+EXIT_BAD_INPUT = 2
+#: Hydra flags after which the pre-check is skipped (help, config printing, other config dirs).
+_PASS_THROUGH = ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--resolve",
+                 "--package", "-p", "--shell-completion", "-sc", "--config-path", "-cp",
+                 "--config-name", "-cn", "--config-dir", "-cd", "--version")
+_MULTIRUN = ("-m", "--multirun")
+
+
+class UserError(ValueError):
+    """Bad input found on the command line; the message is one line."""
+
+
+def to_plain(cfg: DictConfig) -> dict[str, Any]:
+    """Resolved plain-dict run config without the ``hydra`` node (enums as their names)."""
+    plain = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    plain.pop("hydra", None)
+    return plain
+
+
+def job_overrides(argv: Sequence[str]) -> list[list[str]]:
+    """The override list of every job: one job, or the sweep's Cartesian product with ``-m``."""
+    overrides = [a for a in argv if not a.startswith("-")]
+    if not any(a in _MULTIRUN for a in argv):
+        return [overrides]
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    axes = []
+    for override in parsed:
+        key = override.get_key_element()
+        if override.is_sweep_override():
+            if override.value_type == ValueType.GLOB_CHOICE_SWEEP:
+                raise UserError(f"glob sweeps ({key}=glob(...)) are not supported by the runner; "
+                                "list the options explicitly, e.g. algo=pmwpub,mwem")
+            axes.append([f"{key}={value}" for value in override.sweep_string_iterator()])
+        else:
+            axes.append([f"{key}={override.get_value_element_as_str()}"])
+    jobs: list[list[str]] = [[]]
+    for axis in axes:
+        jobs = [job + [choice] for job in jobs for choice in axis]
+    return jobs
+
+
+def check_jobs(argv: Sequence[str]) -> int:
+    """Compose and check every job of the command line; returns the number of jobs."""
+    jobs = job_overrides(argv)
+    seen: set[str] = set()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        for overrides in jobs:
+            cfg = _compose(overrides)
+            key = OmegaConf.to_yaml(OmegaConf.create(cfg))
+            if key not in seen:
+                seen.add(key)
+                check_config(cfg)
+    return len(jobs)
+
+
+def _compose(overrides: list[str]) -> dict[str, Any]:
+    try:
+        return to_plain(compose(CONFIG_NAME, overrides=overrides, return_hydra_config=True))
+    except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
+        raise UserError(hydra_error_line(err)) from None
+
+
+def hydra_error_line(err: BaseException) -> str:
+    """One line from a Hydra/OmegaConf error: its first line, its cause's first line, a fix."""
+    if isinstance(err, MissingConfigException) and err.options:
+        options = ", ".join(o for o in err.options if not o.startswith("_schema_"))
+        return f"{_first_line(err)}; choose one of: {options}"
+    text = _first_line(err)
+    cause = err.__cause__ or err.__context__
+    if cause is not None and _first_line(cause) not in text:
+        text = f"{text}: {_first_line(cause)}"
+    if "not in" in text or "Could not override" in text:
+        text += "; `python run.py --cfg job` lists the valid keys"
+    elif text.startswith("Ambiguous value"):
+        text += "; add -m (--multirun) to sweep over the values"
+    return text
+
+
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).strip().splitlines() if line.strip()]
+    return lines[0].rstrip(".") if lines else type(err).__name__
+
+
+def fail(message: str) -> None:
+    """Print ``error: message`` (one line) on stderr and exit with status 2."""
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> None:
+    """Check all jobs of ``argv`` (default ``sys.argv[1:]``), then launch ``hydra_app``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    register_configs()
+    if not any(a.split("=")[0] in _PASS_THROUGH for a in argv):
+        try:
+            check_jobs(argv)
+        except (UserError, ConfigError, DataUnavailableError) as err:
+            fail(str(err))
+    hydra_app()

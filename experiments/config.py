@@ -1,0 +1,249 @@
+"""Structured configs (dataclasses) of the query-release runner, registered with Hydra.
+
+Each config group option of ``conf/`` extends one schema below (``defaults: [_schema_<name>]``), so
+Hydra rejects an unknown key or a wrong type with its own message before anything runs. Choices
+that have a fixed vocabulary are :class:`enum.Enum` fields. Value checks that need the data (k
+against the number of attributes, W against C(d, k), MWEM's domain size) live in
+:mod:`experiments.checks`.
+
+The groups mirror Liu et al. 2021 §5: a private ``dataset``, a ``public`` source built from it
+(resample, biased, another dataset; any of them thinned to a ``fraction``), an ``algo`` with its
+options, and a k-way marginal ``workload`` of W attribute sets drawn with a seed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Optional
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+
+# ----------------------------------------------------------------------------- datasets
+@dataclass
+class DatasetConf:
+    """A private dataset, loaded by ``pubpriv_core.data.load_dataset(name, **options)``."""
+
+    name: str = MISSING
+
+
+@dataclass
+class SyntheticConf(DatasetConf):
+    """The embedded seeded generator (no files): ``n`` rows (null: the preset's) of the private
+    (``role``) or public chain model of ``preset``; the public model is the private one mixed
+    with an independent chain by ``shift`` (``pubpriv_core.data.synthetic``)."""
+
+    name: str = "synthetic"
+    preset: str = "small"
+    role: str = "private"
+    n: Optional[int] = None
+    shift: float = 0.1
+    seed: int = 0
+    concentration: float = 0.5
+
+
+@dataclass
+class AdultConf(DatasetConf):
+    """UCI ADULT, 13 attributes, |X| ≈ 7.32e11 (Liu et al. 2021, §5.2)."""
+
+    name: str = "adult"
+
+
+class Region(Enum):
+    ma = "ma"
+    tx = "tx"
+    national = "national"
+
+
+@dataclass
+class NistAcsConf(DatasetConf):
+    """NIST CRC Diverse Communities excerpts (real ACS 2018/2019), one shared domain."""
+
+    name: str = "nist_acs"
+    region: Region = Region.ma
+    year: int = 2019
+    reduced: bool = True
+
+
+@dataclass
+class AcsConf(DatasetConf):
+    """ACS PUMS persons through folktables (downloaded from the Census Bureau on first use)."""
+
+    name: str = "acs"
+    state: str = "PA"
+    year: int = 2018
+    reduced: bool = True
+
+
+# ----------------------------------------------------------------------------- public sources
+@dataclass
+class PublicConf:
+    """How the public dataset D̂ is built; ``fraction`` keeps that share of its rows (Fig. 3)."""
+
+    kind: str = MISSING
+    fraction: float = 1.0
+
+
+@dataclass
+class ResampleConf(PublicConf):
+    """Private and public drawn with replacement from one dataset (ADULT: 0.9N and 0.1N)."""
+
+    kind: str = "resample"
+    private_share: float = 0.9
+    public_share: float = 0.1
+
+
+@dataclass
+class BiasedConf(ResampleConf):
+    """As resample, but rows with ``attribute`` = ``value`` are drawn with probability r + Δ."""
+
+    kind: str = "biased"
+    delta: float = 0.0
+    attribute: str = "sex"
+    value: int = 0
+
+
+@dataclass
+class OtherDatasetConf(PublicConf):
+    """Another dataset on the same domain (another year, state or region); the private dataset
+    is used whole. Fields left ``null`` are copied from the private ``dataset`` config."""
+
+    kind: str = "dataset"
+    name: Optional[str] = None
+    region: Optional[Region] = None
+    state: Optional[str] = None
+    year: Optional[int] = None
+    reduced: Optional[bool] = None
+    role: Optional[str] = None
+    preset: Optional[str] = None
+    n: Optional[int] = None
+    shift: Optional[float] = None
+
+
+# ----------------------------------------------------------------------------- algorithms
+class Selection(Enum):
+    permute_and_flip = "permute_and_flip"
+    exponential = "exponential"
+    exponential_bounded_range = "exponential_bounded_range"
+
+
+class Measurement(Enum):
+    gaussian = "gaussian"
+    laplace = "laplace"
+
+
+class Init(Enum):
+    public = "public"
+    uniform = "uniform"
+
+
+class MixtureMethod(Enum):
+    lp = "lp"
+    mw = "mw"
+    both = "both"
+
+
+@dataclass
+class AlgoConf:
+    """An algorithm of :data:`pubpriv_core.algorithms.ALGORITHMS`; other fields are its options."""
+
+    name: str = MISSING
+
+
+@dataclass
+class PMWPubConf(AlgoConf):
+    """PMW^Pub (Liu et al. 2021, Alg. 1) on the public support."""
+
+    name: str = "pmwpub"
+    selection: Selection = Selection.permute_and_flip
+    measurement: Measurement = Measurement.gaussian
+    replay: bool = True
+    init: Init = Init.public
+
+
+@dataclass
+class MWEMConf(AlgoConf):
+    """MWEM (Hardt, Ligett & McSherry 2012) over the full domain; refused on large domains."""
+
+    name: str = "mwem"
+    selection: Selection = Selection.permute_and_flip
+    measurement: Measurement = Measurement.gaussian
+    replay: bool = True
+    max_domain_size: int = 10_000_000
+
+
+@dataclass
+class DualQueryConf(AlgoConf):
+    """DualQuery (Gaboardi et al. 2014): (η, s, T) calibrated to (ε, δ); ``max_T`` caps T."""
+
+    name: str = "dualquery"
+    eta: float = 2.0
+    samples: int = 200
+    max_T: Optional[int] = None
+
+
+@dataclass
+class PublicOnlyConf(AlgoConf):
+    """The public distribution A_0 itself (no privacy spent)."""
+
+    name: str = "public_only"
+
+
+@dataclass
+class BestMixtureConf(AlgoConf):
+    """Best mixture error f(X̂) (Liu et al. 2021, Def. 4.1): a non-private reference line."""
+
+    name: str = "best_mixture"
+    method: MixtureMethod = MixtureMethod.both
+    mw_iters: int = 100
+
+
+# ----------------------------------------------------------------------------- workload, run
+@dataclass
+class WorkloadConf:
+    """W = ``size`` k-way marginals drawn without replacement with ``seed`` (null: all C(d, k))."""
+
+    k: int = 3
+    size: Optional[int] = 64
+    seed: int = 0
+
+
+@dataclass
+class RunConf:
+    """Top level. ``delta`` null means 1/n² (n private rows); ``runs`` repetitions, seeded from
+    (``seed``, run index); ``n_jobs`` joblib workers over repetitions; ``progress`` null means a
+    bar only on a terminal outside CI."""
+
+    dataset: DatasetConf = MISSING
+    public: PublicConf = MISSING
+    algo: AlgoConf = MISSING
+    workload: WorkloadConf = field(default_factory=WorkloadConf)
+    eps: float = 1.0
+    delta: Optional[float] = None
+    T: int = 50
+    runs: int = 5
+    seed: int = 0
+    n_jobs: int = 1
+    results_dir: str = "runs"
+    data_root: Optional[str] = None
+    force: bool = False
+    progress: Optional[bool] = None
+
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "dataset": {"synthetic": SyntheticConf, "adult": AdultConf, "nist_acs": NistAcsConf,
+                "acs": AcsConf},
+    "public": {"resample": ResampleConf, "biased": BiasedConf, "dataset": OtherDatasetConf},
+    "algo": {"pmwpub": PMWPubConf, "mwem": MWEMConf, "dualquery": DualQueryConf,
+             "public_only": PublicOnlyConf, "best_mixture": BestMixtureConf},
+}
+
+
+def register_configs() -> None:
+    """Store the schemas as ``_schema_<option>`` in each group and ``_schema_run`` at the root."""
+    store = ConfigStore.instance()
+    store.store(name="_schema_run", node=RunConf)
+    for group, options in SCHEMAS.items():
+        for option, node in options.items():
+            store.store(group=group, name=f"_schema_{option}", node=node)

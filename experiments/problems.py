@@ -1,0 +1,118 @@
+"""Build — and cache in-process — the :class:`ReleaseProblem` of one (config, repetition).
+
+Random streams (common random numbers). Repetition ``run`` of base seed ``seed`` owns
+``SeedSequence([seed, run])``, spawned into two children: the *data* stream draws the
+private/public split and the public sample, the *algorithm* stream drives the mechanism. The data
+stream depends on (seed, run) only — not on the algorithm, ε or T — so every algorithm and budget
+of a sweep is compared on the same private/public split, and no number depends on ``n_jobs`` or
+on the order in which repetitions run.
+
+Caching. A Hydra multirun with the basic launcher runs its jobs one after another in this process,
+so datasets (via the data layer's cache) and problems — with their true answers and public
+answerer — are kept in an LRU cache keyed explicitly by (dataset, public, workload, seed, run,
+data root) and reused across ε, T and algorithms.
+"""
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any, Iterator
+
+import numpy as np
+
+from pubpriv_core.algorithms import ReleaseProblem
+from pubpriv_core.data import load_dataset, public as public_sources
+from pubpriv_core.data.paths import data_root, set_data_root
+from pubpriv_core.queries import MarginalWorkload
+
+#: problems kept per process (an ADULT 3-way W=256 problem holds ≈ 20 MB).
+PROBLEM_CACHE_SIZE = 32
+
+
+def repetition_streams(seed: int, run: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """(data, algorithm) generators of repetition ``run``: children of SeedSequence([seed, run])."""
+    data_seq, algo_seq = np.random.SeedSequence([seed, run]).spawn(2)
+    return np.random.default_rng(data_seq), np.random.default_rng(algo_seq)
+
+
+@contextmanager
+def data_context(root: str | None) -> Iterator[None]:
+    """Use ``root`` as the data root inside the block (``None``: keep env/cache lookup)."""
+    if root is None:
+        yield
+        return
+    set_data_root(root)
+    try:
+        yield
+    finally:
+        set_data_root(None)
+
+
+def problem_key(cfg: dict[str, Any], run: int) -> str:
+    """The explicit cache key: every input of the problem, as canonical JSON."""
+    parts = {"dataset": cfg["dataset"], "public": cfg["public"], "workload": cfg["workload"],
+             "seed": cfg["seed"], "run": run, "data_root": str(data_root())}
+    return json.dumps(parts, sort_keys=True)
+
+
+def build_problem(cfg: dict[str, Any], run: int) -> ReleaseProblem:
+    """The problem of repetition ``run`` of ``cfg`` (a resolved plain-dict run config)."""
+    return _cached_problem(problem_key(cfg, run))
+
+
+@lru_cache(maxsize=PROBLEM_CACHE_SIZE)
+def _cached_problem(key: str) -> ReleaseProblem:
+    parts = json.loads(key)
+    data_rng, _ = repetition_streams(parts["seed"], parts["run"])
+    private, source = split(parts["dataset"], parts["public"], data_rng)
+    spec = parts["workload"]
+    workload = MarginalWorkload.random(private.domain, spec["k"], spec["size"], spec["seed"])
+    return ReleaseProblem(private, workload, public_support=source.support.records,
+                          public_weights=source.weights, public_rows=source.n_rows)
+
+
+def load(dataset_cfg: dict[str, Any]):
+    """``load_dataset(name, **options)`` for a dataset config node."""
+    options = {k: v for k, v in dataset_cfg.items() if k != "name"}
+    return load_dataset(dataset_cfg["name"], **options)
+
+
+def split(dataset_cfg: dict[str, Any], public_cfg: dict[str, Any], rng: np.random.Generator):
+    """(private Dataset, PublicSource) for the ``public`` config (Liu et al. 2021, §5.2)."""
+    dataset = load(dataset_cfg)
+    kind = public_cfg["kind"]
+    if kind == "resample":
+        private, source = public_sources.resample(
+            dataset, rng, private_share=public_cfg["private_share"],
+            public_share=public_cfg["public_share"])
+    elif kind == "biased":
+        private, source = public_sources.biased(
+            dataset, rng, delta=public_cfg["delta"], attribute=public_cfg["attribute"],
+            value=public_cfg["value"], private_share=public_cfg["private_share"],
+            public_share=public_cfg["public_share"])
+    elif kind == "dataset":
+        private, source = dataset, public_sources.from_dataset(load(other_dataset(dataset_cfg,
+                                                                                  public_cfg)))
+    else:
+        raise ValueError(f"unknown public kind {kind!r}; choose resample, biased or dataset")
+    if public_cfg["fraction"] < 1:
+        source = public_sources.fraction(source, public_cfg["fraction"], rng)
+    if source.support.domain != private.domain:
+        raise ValueError("the public dataset's domain differs from the private one's; pick a "
+                         "public dataset with the same attributes (and the same `reduced`)")
+    return private, source
+
+
+def other_dataset(dataset_cfg: dict[str, Any], public_cfg: dict[str, Any]) -> dict[str, Any]:
+    """The public dataset's config: the private one with the non-null public fields replacing it."""
+    name = public_cfg.get("name") or dataset_cfg["name"]
+    base = dict(dataset_cfg) if name == dataset_cfg["name"] else {"name": name}
+    for key, value in public_cfg.items():
+        if key not in ("kind", "fraction", "name") and value is not None:
+            base[key] = value
+    base["name"] = name
+    if base == dataset_cfg:
+        raise ValueError("public=dataset names the private dataset itself; set e.g. "
+                         "public.year=2018 or public.region=national")
+    return base

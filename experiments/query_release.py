@@ -1,0 +1,128 @@
+"""Run the repetitions of one query-release configuration and store one record per repetition.
+
+``run_config(cfg)`` takes a resolved run config as a plain dict (what ``run.py`` gets from Hydra),
+checks it, skips the repetitions whose record exists (unless ``force``), runs the others — in
+parallel with joblib when ``n_jobs`` > 1 — and writes each record atomically
+(:mod:`experiments.store`). A record holds the errors of the release (and of its last iterate),
+its privacy ledger (ρ, ε, δ), sizes, timings, host and package version: see :func:`make_record`.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import os
+import platform
+import sys
+import time
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from tqdm import tqdm
+
+import pubpriv_core
+from experiments.checks import check_config
+from experiments.problems import build_problem, data_context, repetition_streams
+from experiments.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
+from pubpriv_core.algorithms import run_algorithm
+from pubpriv_core.privacy import default_delta
+
+log = logging.getLogger(__name__)
+
+#: algorithms whose output is built on the public support (the others ignore the public source).
+USES_PUBLIC = {"pmwpub": True, "public_only": True, "best_mixture": True, "mwem": False,
+               "dualquery": False}
+
+
+def run_config(cfg: dict[str, Any], *, check: bool = True) -> list[dict[str, Any]]:
+    """Run every missing repetition of ``cfg``; return the records of all ``cfg.runs`` reps."""
+    with data_context(cfg["data_root"]):
+        if check:
+            check_config(cfg)
+        store = ResultsStore(cfg["results_dir"])
+        store.clean_temp()
+        chash = config_hash(cfg)
+        todo = [r for r in range(cfg["runs"])
+                if cfg["force"] or not store.exists(chash, cfg["seed"], r)]
+        if len(todo) < cfg["runs"]:
+            log.info("%s: %d of %d repetitions already stored, skipped", chash,
+                     cfg["runs"] - len(todo), cfg["runs"])
+        _run_missing(cfg, todo)
+        return [store.read(chash, cfg["seed"], r) for r in range(cfg["runs"])]
+
+
+def _run_missing(cfg: dict[str, Any], todo: list[int]) -> None:
+    bar = tqdm(total=len(todo), desc=f"{cfg['algo']['name']} eps={cfg['eps']:g}", unit="run",
+               disable=not show_progress(cfg["progress"]), leave=False)
+    if cfg["n_jobs"] == 1 or len(todo) <= 1:
+        for run in todo:
+            run_repetition(cfg, run)
+            bar.update()
+    else:
+        jobs = (delayed(run_repetition)(cfg, run) for run in todo)
+        for _ in Parallel(n_jobs=cfg["n_jobs"], return_as="generator_unordered")(jobs):
+            bar.update()
+    bar.close()
+
+
+def show_progress(setting: bool | None) -> bool:
+    """``progress`` null: a bar only when stderr is a terminal and ``CI`` is not set."""
+    if setting is not None:
+        return setting
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any]:
+    """Run repetition ``run`` of ``cfg``, write its record, return it (worker-safe)."""
+    with data_context(cfg["data_root"]):
+        problem = build_problem(cfg, run)
+        _, algo_rng = repetition_streams(cfg["seed"], run)
+        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
+        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
+        release = run_algorithm(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta,
+                                T=cfg["T"], rng=algo_rng, **options)
+        record = make_record(cfg, run, problem, release, delta)
+        ResultsStore(cfg["results_dir"]).write(record)
+    log.info("%s run %d: max_error=%.4f mean_error=%.4f (%.2f s)", cfg["algo"]["name"], run,
+             record["max_error"], record["mean_error"], record["runtime_s"])
+    return record
+
+
+def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -> dict[str, Any]:
+    """One repetition's flat, JSON-ready record (tidy columns plus the full config)."""
+    errors = release.errors(problem.true_answers)
+    public, algo = cfg["public"], cfg["algo"]
+    return {
+        "record_version": RECORD_VERSION, "config_hash": config_hash(cfg),
+        "seed": cfg["seed"], "run": run, "config": experiment_config(cfg),
+        "algo": algo["name"], "options": {k: v for k, v in algo.items() if k != "name"},
+        "dataset": cfg["dataset"]["name"], "dataset_options": _without_name(cfg["dataset"]),
+        "public": public["kind"], "public_options": _without_name(public, "kind"),
+        "uses_public": USES_PUBLIC.get(algo["name"], True),
+        "delta_bias": public.get("delta", math.nan), "public_fraction": public["fraction"],
+        "eps": cfg["eps"], "delta": delta, "T": cfg["T"],
+        "rho": float(release.rho), "eps_spent": float(release.eps),
+        "delta_spent": float(release.delta),
+        "k": cfg["workload"]["k"], "workload_size": problem.workload.num_marginals,
+        "workload_seed": cfg["workload"]["seed"], "num_queries": problem.workload.num_queries,
+        "n_private": problem.n, "n_public": problem.public_rows,
+        "support_size": problem.support_size,
+        **{key: float(value) for key, value in errors.items()},
+        "runtime_s": float(release.runtime_s), "per_iter_s": float(release.per_iter_s),
+        "iterations": int(release.iterations), "trace": _scalar_trace(release.trace),
+        "hostname": platform.node(), "version": pubpriv_core.__version__,
+        "numpy_version": np.__version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _without_name(node: dict[str, Any], *drop: str) -> dict[str, Any]:
+    return {k: v for k, v in node.items() if k not in ("name", *drop)}
+
+
+def _scalar_trace(trace: dict[str, Any]) -> dict[str, Any]:
+    """The trace entries that are scalars (arrays such as selected query ids stay out)."""
+    out = {}
+    for key, value in trace.items():
+        if isinstance(value, (bool, int, float, str, np.integer, np.floating, np.bool_)):
+            out[key] = value.item() if isinstance(value, np.generic) else value
+    return out

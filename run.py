@@ -1,0 +1,44 @@
+#!/usr/bin/env python
+"""pubpriv query-release runner (Hydra app).
+
+    python run.py                                   # default: synthetic data, PMW^Pub, 5 runs
+    python run.py -m algo=pmwpub,mwem eps=0.1,0.5,1  # a sweep: one job per combination
+
+Every job of the command line is composed and checked first (:mod:`experiments.cli`); bad input
+prints one ``error:`` line and exits with status 2 before anything is written. Each job then runs
+its repetitions (:mod:`experiments.query_release`) and stores one record per repetition under
+``results_dir``; collect them with ``python scripts/collect.py RESULTS_DIR -o OUT.csv``.
+"""
+from __future__ import annotations
+
+import logging
+
+import hydra
+from omegaconf import DictConfig
+
+from experiments.checks import ConfigError
+from experiments.cli import fail, main, to_plain
+from experiments.query_release import run_config
+from pubpriv_core.data.paths import DataUnavailableError
+
+log = logging.getLogger("run")
+
+
+@hydra.main(version_base="1.3", config_path="conf", config_name="config")
+def app(cfg: DictConfig) -> float:
+    """One job: run (or skip) its repetitions; returns the mean max error over them."""
+    plain = to_plain(cfg)
+    try:
+        records = run_config(plain)
+    except (ConfigError, DataUnavailableError) as err:
+        fail(str(err))
+    errors = [r["max_error"] for r in records]
+    mean = sum(errors) / len(errors)
+    log.info("%s on %s (public=%s), eps=%g, T=%d: max_error %.4f (mean of %d runs) -> %s",
+             plain["algo"]["name"], plain["dataset"]["name"], plain["public"]["kind"],
+             plain["eps"], plain["T"], mean, len(errors), plain["results_dir"])
+    return mean
+
+
+if __name__ == "__main__":
+    main(app)

@@ -1,0 +1,123 @@
+#!/usr/bin/env python
+"""Plot an error metric against ε from a collected CSV (``scripts/collect.py``).
+
+    python scripts/plot_errors.py ALL.csv -o fig.png [--metric max_error] [--where T=100 ...]
+
+One line per configuration other than ε — algorithm, public source and every other setting that
+varies in the (filtered) table — with the mean over runs and a band of ± one standard error
+(sample std / sqrt(runs)), on a log x-axis (the layout of Liu et al. 2021, Figs. 1–3). The legend
+names only the settings that differ between lines; settings that are irrelevant to an algorithm
+(the public source of MWEM and DualQuery) are dropped from its label.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+#: columns that define a configuration (besides ε); prefixed option columns are added.
+CONFIG_COLUMNS = ["algo", "dataset", "public", "delta_bias", "public_fraction", "T", "k",
+                  "workload_size", "workload_seed"]
+_OPTION_PREFIXES = ("opt_", "dataset_", "public_")
+_PUBLIC_COLUMNS = ("public", "delta_bias", "public_fraction")
+
+
+def line_columns(table: pd.DataFrame) -> list[str]:
+    """Configuration columns (other than ε) that take more than one value in ``table``."""
+    candidates = CONFIG_COLUMNS + sorted(c for c in table.columns
+                                         if c.startswith(_OPTION_PREFIXES))
+    return [c for c in candidates if c in table.columns
+            and table[c].astype(str).nunique(dropna=False) > 1]
+
+
+def summarise(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Mean, standard error and run count of ``metric`` per (line, ε)."""
+    keys = line_columns(table)
+    frame = table.assign(**{c: table[c].astype(str) for c in keys})
+    grouped = frame.groupby(keys + ["eps"], dropna=False)[metric]
+    out = grouped.agg(mean="mean", std="std", runs="count").reset_index()
+    out["se"] = (out["std"] / np.sqrt(out["runs"])).fillna(0.0)
+    return out
+
+
+def label(row: pd.Series, keys: list[str], uses_public: dict[str, bool]) -> str:
+    parts = []
+    for key in keys:
+        if key == "algo":
+            continue
+        if key.startswith(_PUBLIC_COLUMNS) and not uses_public.get(row.get("algo"), True):
+            continue
+        parts.append(f"{key}={row[key]}")
+    head = str(row.get("algo", ""))
+    return f"{head} ({', '.join(parts)})" if parts else head
+
+
+def plot(table: pd.DataFrame, metric: str, title: str | None = None):
+    """The figure: one line (mean ± SE over runs) per configuration, log x-axis."""
+    if metric not in table.columns:
+        raise ValueError(f"no column {metric!r} in the table; choose one of "
+                         f"max_error, mean_error, rmse, last_max_error")
+    summary = summarise(table, metric)
+    keys = [c for c in summary.columns if c not in ("eps", "mean", "std", "runs", "se")]
+    uses_public = (table.groupby("algo")["uses_public"].first().astype(bool).to_dict()
+                   if "uses_public" in table.columns else {})
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    lines = summary.groupby(keys, dropna=False, sort=True) if keys else [((), summary)]
+    for _, part in lines:
+        part = part.sort_values("eps")
+        first = part.iloc[0]
+        text = label(first, keys, uses_public) if keys else str(table["algo"].iloc[0])
+        ax.plot(part["eps"], part["mean"], marker="o", ms=3, label=text)
+        ax.fill_between(part["eps"], part["mean"] - part["se"], part["mean"] + part["se"],
+                        alpha=0.2)
+    ax.set_xscale("log")
+    ax.set_xlabel("ε")
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.set_title(title or f"{metric.replace('_', ' ')} vs ε (mean ± 1 SE over runs)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def apply_filters(table: pd.DataFrame, where: list[str]) -> pd.DataFrame:
+    """Keep rows where every ``column=value`` holds (compared as strings)."""
+    for condition in where:
+        column, sep, value = condition.partition("=")
+        if not sep or column not in table.columns:
+            raise ValueError(f"bad filter {condition!r}; use column=value with a column of "
+                             "the CSV, e.g. T=100")
+        table = table[table[column].astype(str) == value]
+    if table.empty:
+        raise ValueError(f"no rows left after filters {where}; check the values in the CSV")
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv", help="a CSV written by scripts/collect.py")
+    parser.add_argument("-o", "--output", required=True, help="image file (.png, .pdf, .svg)")
+    parser.add_argument("--metric", default="max_error")
+    parser.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
+                        help="keep only rows with this value (repeatable)")
+    parser.add_argument("--title")
+    args = parser.parse_args(argv)
+    try:
+        table = apply_filters(pd.read_csv(args.csv), args.where)
+        fig = plot(table, args.metric, args.title)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    fig.savefig(args.output, dpi=150)
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
