@@ -105,12 +105,12 @@ def load_adult() -> Dataset:
 
 def _label(column: pd.Series, values: list[str]) -> np.ndarray:
     column = column.astype(str).str.strip()
-    codes = pd.Categorical(column, categories=values).codes
-    if (codes < 0).any():
-        bad = column[codes < 0].iloc[0]
+    codes = column.map({value: code for code, value in enumerate(values)})
+    if codes.isna().any():
+        bad = column[codes.isna()].iloc[0]
         raise ValueError(f"ADULT column {column.name!r} has unknown value {bad!r}; "
                          f"expected one of {values}")
-    return codes.astype(np.int64)
+    return codes.to_numpy(dtype=np.int64)
 
 
 def _int(column: pd.Series) -> np.ndarray:

@@ -80,44 +80,43 @@ def _categories(entry: dict) -> list[str]:
     return ["N"] * ("N" in keys) + sorted((k for k in keys if k != "N"), key=float)
 
 
-def encoders() -> dict[str, tuple[str, list]]:
-    """For every kept column: ("categorical", codes) or ("binned", lower bounds)."""
+def encoders() -> dict[str, tuple[str, list, bool]]:
+    """For every kept column: (kind, spec, allows "N") with kind "categorical" (spec: the codes)
+    or "binned" (spec: the lower bounds)."""
     dictionary = _dictionary(str(fetch("nist_data_dictionary")))
     out = {}
     for column in COLUMNS:
         if column in DROPPED:
             continue
+        has_na = "N" in dictionary[column]["values"]
         if column in BINS:
-            out[column] = ("binned", BINS[column])
+            out[column] = ("binned", BINS[column], has_na)
         else:
-            out[column] = ("categorical", _categories(dictionary[column]))
+            out[column] = ("categorical", _categories(dictionary[column]), has_na)
     return out
-
-
-def _has_na(column: str) -> bool:
-    dictionary = _dictionary(str(fetch("nist_data_dictionary")))
-    return "N" in dictionary[column]["values"]
 
 
 def domain() -> Domain:
     """The shared domain of all six excerpts (20 attributes, |X| ≈ 2.88e14)."""
-    sizes = {}
-    for column, (kind, spec) in encoders().items():
-        sizes[column] = len(spec) + (kind == "binned" and _has_na(column))
-    return Domain.fromdict(sizes)
+    return _domain(encoders())
+
+
+def _domain(specs: dict[str, tuple[str, list, bool]]) -> Domain:
+    return Domain.fromdict({column: len(spec) + (kind == "binned" and has_na)
+                            for column, (kind, spec, has_na) in specs.items()})
 
 
 def encode(raw: pd.DataFrame) -> Dataset:
     """Encode raw excerpt rows (string columns, "N" kept) onto :func:`domain`."""
-    dom = domain()
+    specs = encoders()
     codes = []
-    for column, (kind, spec) in encoders().items():
+    for column, (kind, spec, has_na) in specs.items():
         values = raw[column].astype(str)
         if kind == "categorical":
             codes.append(_categorical(values, spec))
         else:
-            codes.append(_binned(values, spec, _has_na(column)))
-    return Dataset(np.column_stack(codes), dom)
+            codes.append(_binned(values, spec, has_na))
+    return Dataset(np.column_stack(codes), _domain(specs))
 
 
 def load_nist_acs(region: str, year: int, reduced: bool = False) -> Dataset:
@@ -133,19 +132,15 @@ def load_nist_acs(region: str, year: int, reduced: bool = False) -> Dataset:
 
 
 def _categorical(values: pd.Series, categories: list[str]) -> np.ndarray:
-    normalised = values.map(lambda v: v if v == "N" else _canonical(v))
-    codes = pd.Categorical(normalised, categories=categories).codes
+    lookup = {value: code for code, value in enumerate(categories)}
+    distinct, inverse = np.unique(values.to_numpy(dtype=str), return_inverse=True)
+    # '1.0' → '1' so numbers written as floats match the dictionary's keys
+    codes = np.array([lookup.get(v[:-2] if v.endswith(".0") else v, -1) for v in distinct])
     if (codes < 0).any():
-        bad = values[codes < 0].iloc[0]
+        bad = distinct[codes < 0][0]
         raise ValueError(f"NIST excerpt column {values.name!r} has value {bad!r} outside the "
                          f"data dictionary {categories}; check the file version")
-    return codes.astype(np.int64)
-
-
-def _canonical(value: str) -> str:
-    """'1.0' → '1' so numbers written as floats match the dictionary's keys."""
-    number = float(value)
-    return str(int(number)) if number.is_integer() else value
+    return codes[inverse].astype(np.int64)
 
 
 def _binned(values: pd.Series, lower: list[float], has_na: bool) -> np.ndarray:
