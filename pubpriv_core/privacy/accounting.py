@@ -52,7 +52,10 @@ def eps_from_rho(rho: float, delta: float) -> float:
 
 
 def eps_upper_bound(rho: float, delta: float) -> float:
-    """ε = ρ + 2·sqrt(ρ·log(1/δ)) (Bun & Steinke 2016, Prop. 1.3); never below :func:`eps_from_rho`."""
+    """ε = ρ + 2·sqrt(ρ·log(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
+
+    Never below :func:`eps_from_rho`; kept as a closed-form check.
+    """
     rho, delta = _check_rho_delta(rho, delta)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
@@ -101,21 +104,26 @@ def bounded_range_zcdp(eps: float) -> float:
 
 
 def gaussian_zcdp(sigma: float, sensitivity: float) -> float:
-    """N(0, σ²) noise on an L2-sensitivity-Δ query is Δ²/(2σ²)-zCDP (Bun & Steinke 2016, Prop. 1.6)."""
+    """N(0, σ²) noise on an L2-sensitivity-Δ query is Δ²/(2σ²)-zCDP.
+
+    Bun & Steinke 2016, Prop. 1.6.
+    """
     sigma = positive("sigma", sigma, "pass a positive noise standard deviation")
     sensitivity = positive("sensitivity", sensitivity, "pass the query's L2 sensitivity")
     return sensitivity ** 2 / (2.0 * sigma ** 2)
 
 
 def gaussian_sigma(rho: float, sensitivity: float) -> float:
-    """σ = Δ/sqrt(2ρ): the Gaussian noise that makes a sensitivity-Δ query ρ-zCDP (inverse above)."""
+    """σ = Δ/sqrt(2ρ): the Gaussian noise making a sensitivity-Δ query ρ-zCDP (inverse above)."""
     rho = positive("rho", rho, "pass a positive zCDP parameter")
     sensitivity = positive("sensitivity", sensitivity, "pass the query's L2 sensitivity")
     return sensitivity / math.sqrt(2.0 * rho)
 
 
 def per_step_eps(rho: float, T: int, mechanisms_per_round: int = 2) -> float:
-    """ε0 = sqrt(2ρ/(mechanisms_per_round·T)) (Liu et al. 2021, §4.1: ε0 = ε̃/sqrt(2T), ε̃ = sqrt(2ρ)).
+    """ε0 = sqrt(2ρ/(mechanisms_per_round·T)).
+
+    Liu et al. 2021, §4.1: ε0 = ε̃/sqrt(2T) with ε̃ = sqrt(2ρ) and two mechanisms per round.
 
     Each step is ε0-DP hence ε0²/2-zCDP, so T rounds of ``mechanisms_per_round`` steps spend ρ.
     """

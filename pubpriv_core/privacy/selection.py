@@ -14,6 +14,7 @@ from scipy.special import roots_legendre
 from pubpriv_core.privacy._checks import generator, positive, score_vector
 
 _QUADRATURE_CELLS = 2 ** 22  # node × candidate products evaluated at once in the exact PF formula
+_MAX_CUT = 30.0  # larger cuts are lowered to this (exact for any cut); keeps e^{-cut} ≥ 1e-13
 _PILOT = 256  # candidates sampled to choose permute-and-flip's tail cut
 _SURVIVOR_COST = 6.0  # cost of one tail survivor, in head noise draws (measured, speed only)
 
@@ -43,19 +44,33 @@ def _default_tail_cut(scores: np.ndarray, best: float, scale: float,
     return float(gaps[np.argmin(cost)])
 
 
+def _bernoulli_ranks(n: int, q: float, rng: np.random.Generator) -> np.ndarray:
+    """Sorted ranks in range(n), each kept independently with probability q ∈ (0, 1].
+
+    The gaps between consecutive kept ranks of a Bernoulli(q) process are i.i.d. Geometric(q),
+    so the kept ranks are the partial sums of geometric draws that stay below n (cost O(nq)).
+    """
+    if q >= 1:
+        return np.arange(n)
+    batch = int(n * q + 4 * math.sqrt(n * q) + 8)
+    ranks = np.cumsum(rng.geometric(q, size=batch)) - 1
+    while ranks[-1] < n:
+        ranks = np.concatenate([ranks, ranks[-1] + np.cumsum(rng.geometric(q, size=batch))])
+    return ranks[:np.searchsorted(ranks, n)]
+
+
 def _tail_survivors(head: np.ndarray, n_candidates: int, cut: float,
                     rng: np.random.Generator) -> np.ndarray:
     """Indices of the tail candidates (not in sorted ``head``) whose Exp(1) noise exceeds ``cut``.
 
-    Their number is Binomial(N_tail, e^{−cut}) and, given the number, they are a uniform subset of
-    the tail. A tail rank r maps to index r + #{i : head_i − i ≤ r} (head_i − i tail items precede
-    head_i), so the tail is never materialised.
+    Each tail candidate survives independently with probability P(E > cut) = e^{−cut}. A tail
+    rank r maps to index r + #{i : head_i − i ≤ r} (head_i − i tail items precede head_i), so the
+    tail is never materialised.
     """
     n_tail = n_candidates - head.size
-    k = rng.binomial(n_tail, math.exp(-cut)) if n_tail else 0
-    if k == 0:
+    if n_tail == 0:
         return np.empty(0, dtype=np.intp)
-    ranks = np.sort(rng.choice(n_tail, size=k, replace=False, shuffle=False))
+    ranks = _bernoulli_ranks(n_tail, math.exp(-cut), rng)
     return ranks + np.searchsorted(head - np.arange(head.size), ranks, side="right")
 
 
@@ -70,10 +85,12 @@ def permute_and_flip(scores, eps: float, sensitivity: float, rng: np.random.Gene
     E_j ~ Exp(1) i.i.d.
 
     Exact shortcut: candidates with u_j > G (the tail) can only win when E_j > u_j > G, because
-    the best candidate has value E ≥ 0. By memorylessness, the tail candidates with E_j > G are a
-    uniform subset of Binomial(N_tail, e^{−G}) size, each with noise G + Exp(1); the others cannot
-    win. So noise is drawn only for the head (u_j ≤ G) and for those survivors. Any G ≥ 0 gives
-    the same distribution; ``tail_cut`` overrides the speed heuristic that picks G (tests use it).
+    the best candidate has value E ≥ 0. Each tail candidate has E_j > G independently with
+    probability e^{−G} (so their number is Binomial(N_tail, e^{−G}) and, given it, they are a
+    uniform subset of the tail), and by memorylessness such a survivor's noise is G + Exp(1); the
+    others cannot win. So noise is drawn only for the head (u_j ≤ G) and for those survivors.
+    Any G ≥ 0 gives the same distribution; ``tail_cut`` overrides the speed heuristic that picks
+    G (tests use it; cuts above 30 are lowered to 30).
     """
     scores, best = score_vector(scores)
     scale = _scale(eps, sensitivity)
@@ -81,6 +98,7 @@ def permute_and_flip(scores, eps: float, sensitivity: float, rng: np.random.Gene
     cut = _default_tail_cut(scores, best, scale, rng) if tail_cut is None else float(tail_cut)
     if not cut >= 0:
         raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap or None")
+    cut = min(cut, _MAX_CUT)
     head = np.flatnonzero(scores >= best - cut / scale)
     survivors = _tail_survivors(head, scores.size, cut, rng)
     head_values = scale * (scores[head] - best) + rng.standard_exponential(head.size)
