@@ -49,14 +49,13 @@ def check_scalars(cfg: dict[str, Any]) -> None:
 
 def check_data(cfg: dict[str, Any]) -> None:
     """Checks needing the data: builds repetition 0's problem (cached for the run itself)."""
-    from experiments.problems import build_problem, data_context
+    from experiments.problems import build_problem, data_context, load
 
     try:
         with data_context(cfg.get("data_root")):
+            _check_public_attribute(cfg, load(cfg["dataset"]).domain)
             problem = build_problem(cfg, run=0)
-    except DataUnavailableError as err:
-        raise ConfigError(_one_line(err)) from None
-    except ValueError as err:
+    except (DataUnavailableError, ValueError, KeyError) as err:
         raise ConfigError(_one_line(err)) from None
     domain = problem.private.domain
     workload = cfg["workload"]
@@ -67,6 +66,14 @@ def check_data(cfg: dict[str, Any]) -> None:
              f"workload.size={size} exceeds C({d},{k})={math.comb(d, k)}; "
              "choose a smaller size or null for all marginals")
     _check_algorithm(cfg, problem)
+
+
+def _check_public_attribute(cfg: dict[str, Any], domain) -> None:
+    attribute = cfg["public"].get("attribute")
+    if attribute is not None:
+        _require(attribute in domain,
+                 f"public.attribute={attribute!r} is not an attribute of dataset "
+                 f"{cfg['dataset']['name']}; choose one of {', '.join(domain.attributes)}")
 
 
 def _check_algorithm(cfg: dict[str, Any], problem) -> None:
@@ -94,5 +101,6 @@ def _require(condition: bool, message: str) -> None:
 
 
 def _one_line(err: BaseException) -> str:
-    text = str(err).strip() or type(err).__name__
+    text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+    text = text.strip() or type(err).__name__
     return " ".join(text.split())

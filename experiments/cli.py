@@ -10,15 +10,17 @@ output folder) is written. Only then is the Hydra app launched, with the origina
 """
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import pooch
 from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import ValueType
 from hydra.errors import MissingConfigException
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.checks import ConfigError, check_config
 from experiments.config import register_configs
@@ -40,9 +42,10 @@ class UserError(ValueError):
 
 def to_plain(cfg: DictConfig) -> dict[str, Any]:
     """Resolved plain-dict run config without the ``hydra`` node (enums as their names)."""
-    plain = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
-    plain.pop("hydra", None)
-    return plain
+    cfg = cfg.copy()
+    with open_dict(cfg):
+        cfg.pop("hydra", None)
+    return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
 
 
 def job_overrides(argv: Sequence[str]) -> list[list[str]]:
@@ -119,6 +122,7 @@ def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> No
     """Check all jobs of ``argv`` (default ``sys.argv[1:]``), then launch ``hydra_app``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     register_configs()
+    pooch.get_logger().setLevel(logging.WARNING)  # one error line, no "Downloading ..." notice
     if not any(a.split("=")[0] in _PASS_THROUGH for a in argv):
         try:
             check_jobs(argv)

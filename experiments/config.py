@@ -74,6 +74,7 @@ class AcsConf(DatasetConf):
     state: str = "PA"
     year: int = 2018
     reduced: bool = True
+    download: bool = True
 
 
 # ----------------------------------------------------------------------------- public sources

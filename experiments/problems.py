@@ -82,25 +82,26 @@ def split(dataset_cfg: dict[str, Any], public_cfg: dict[str, Any], rng: np.rando
     """(private Dataset, PublicSource) for the ``public`` config (Liu et al. 2021, §5.2)."""
     dataset = load(dataset_cfg)
     kind = public_cfg["kind"]
-    if kind == "resample":
-        private, source = public_sources.resample(
-            dataset, rng, private_share=public_cfg["private_share"],
-            public_share=public_cfg["public_share"])
-    elif kind == "biased":
-        private, source = public_sources.biased(
-            dataset, rng, delta=public_cfg["delta"], attribute=public_cfg["attribute"],
-            value=public_cfg["value"], private_share=public_cfg["private_share"],
-            public_share=public_cfg["public_share"])
+    if kind in ("resample", "biased"):
+        shares = {"private_share": public_cfg["private_share"],
+                  "public_share": public_cfg["public_share"]}
+        if kind == "resample":
+            pair = public_sources.resample(dataset, rng, **shares)
+        else:
+            pair = public_sources.biased(dataset, rng, delta=public_cfg["delta"],
+                                         attribute=public_cfg["attribute"],
+                                         value=public_cfg["value"], **shares)
+        private, source = pair.private, pair.public
     elif kind == "dataset":
-        private, source = dataset, public_sources.from_dataset(load(other_dataset(dataset_cfg,
-                                                                                  public_cfg)))
+        private = dataset
+        source = public_sources.from_dataset(load(other_dataset(dataset_cfg, public_cfg)))
     else:
         raise ValueError(f"unknown public kind {kind!r}; choose resample, biased or dataset")
-    if public_cfg["fraction"] < 1:
-        source = public_sources.fraction(source, public_cfg["fraction"], rng)
     if source.support.domain != private.domain:
         raise ValueError("the public dataset's domain differs from the private one's; pick a "
                          "public dataset with the same attributes (and the same `reduced`)")
+    if public_cfg["fraction"] < 1:
+        source = public_sources.fraction(source, public_cfg["fraction"], rng)
     return private, source
 
 
