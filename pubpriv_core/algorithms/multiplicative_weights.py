@@ -82,7 +82,7 @@ class MWState:
             return
         self._syncs += 1
         if self._syncs % _REFRESH_EVERY == 0 or not 1 / _RESCALE_LIMIT < self.Z < _RESCALE_LIMIT \
-                or touched.size > self.u.size // 8:
+                or touched.size > self.u.size // 4:
             self.u /= self.Z
             self.Z = 1.0
             self.y = self.answerer.answer(self.u)
