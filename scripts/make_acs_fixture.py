@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pubpriv_core.data.acs import pums_file_name
+
 _FIPS = {"PA": 42, "OH": 39}
 
 
@@ -45,7 +47,8 @@ def person_frame(rng: np.random.Generator, n: int, state: str, year: int) -> pd.
     f["RT"] = ["P"] * n
     f["SERIALNO"] = [f"{year}{'HU' if year >= 2018 else ''}{i:07d}" for i in range(1, n + 1)]
     if year >= 2015:
-        f["DIVISION"], f["REGION"] = [2 if state == "PA" else 3] * n, [1 if state == "PA" else 2] * n
+        f["DIVISION"] = [2 if state == "PA" else 3] * n
+        f["REGION"] = [1 if state == "PA" else 2] * n
     f["SPORDER"] = rng.integers(1, 6, n)
     f["PUMA"] = [f"{v:05d}" for v in rng.integers(100, 4000, n)]
     f["ST"] = [_FIPS[state]] * n
@@ -127,8 +130,7 @@ def write_fixtures(out: Path, rows: int, seed: int) -> list[Path]:
     rng = np.random.default_rng(seed)
     written = []
     for state, year in (("PA", 2018), ("OH", 2019), ("PA", 2014)):
-        name = f"psam_p{_FIPS[state]}.csv" if year >= 2017 else f"ss{year % 100}p{state.lower()}.csv"
-        path = out / "acs" / str(year) / "1-Year" / name
+        path = out / "acs" / str(year) / "1-Year" / pums_file_name(state, year)
         path.parent.mkdir(parents=True, exist_ok=True)
         person_frame(rng, rows, state, year).to_csv(path, index=False)
         written.append(path)

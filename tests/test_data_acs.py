@@ -48,8 +48,8 @@ def test_full_domain_shape():
 
 @pytest.mark.parametrize("state,year", [("PA", 2018), ("OH", 2019), ("PA", 2014)])
 def test_fixture_loads_full_and_reduced(fixture_root, state, year):
-    full = load_dataset("acs", state=state, year=year)
-    reduced = load_dataset("acs", state=state, year=year, reduced=True)
+    full = load_dataset("acs", state=state, year=year, download=False)
+    reduced = load_dataset("acs", state=state, year=year, reduced=True, download=False)
     assert len(full) == len(reduced) == 300
     assert full.domain == acs.FULL_DOMAIN and reduced.domain == acs.REDUCED_DOMAIN
     assert (full.project(reduced.domain.attributes).records == reduced.records).all()
