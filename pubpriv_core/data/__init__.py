@@ -8,7 +8,8 @@ name           options (defaults)
 synthetic      preset ("tiny"), role ("private"), n (preset's), shift (0.1), seed (0),
                concentration (0.5) — :mod:`.synthetic`, no files
 adult          none — UCI ADULT, :mod:`.adult`
-nist_acs       region (ma, tx, national), year (2018, 2019), reduced (False) — :mod:`.nist_acs`
+nist_acs       region ("ma"; or tx, national), year (2019; or 2018), reduced (False)
+               — :mod:`.nist_acs`
 acs            state ("PA"), year (2018), reduced (False), download (True) — :mod:`.acs`
 =============  ==========================================================================
 

@@ -287,7 +287,8 @@ def read_pums(state: str, year: int, download: bool = True) -> pd.DataFrame:
             f"downloaded; download {url}, unzip it and save {target.name} as {target}") from None
 
 
-def load_acs(state: str, year: int, reduced: bool = False, download: bool = True) -> Dataset:
+def load_acs(state: str = "PA", year: int = 2018, reduced: bool = False,
+             download: bool = True) -> Dataset:
     """ACS PUMS persons of one state and year on the full (67) or reduced (15) domain."""
     return encode(read_pums(state, year, download), reduced)
 

@@ -119,7 +119,7 @@ def encode(raw: pd.DataFrame) -> Dataset:
     return Dataset(np.column_stack(codes), _domain(specs))
 
 
-def load_nist_acs(region: str, year: int, reduced: bool = False) -> Dataset:
+def load_nist_acs(region: str = "ma", year: int = 2019, reduced: bool = False) -> Dataset:
     """One excerpt file, e.g. ``load_nist_acs("ma", 2019)``; ``reduced`` projects on
     :data:`REDUCED_ATTRIBUTES`."""
     if region not in REGIONS:
