@@ -73,5 +73,5 @@ def main(argv: list[str] | None = None) -> None:
     run_theory(cfg)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # run through the importable module so its REGISTRY is the one filled
+    importlib.import_module("experiments.theory").main()

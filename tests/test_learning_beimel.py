@@ -151,3 +151,18 @@ def test_representation_finds_separating_set_on_hard_distribution():
     assert B.representation_error(rep, i, 77, D) == 0.0
     M = rep.members(np.array([0, 77]))
     assert abs(np.mean(M[:, 1] & ~M[:, 0]) - rep.density * (1 - rep.density)) < 0.002
+
+
+def test_fresh_representation_shortcut_matches_hashed_learner():
+    rng = np.random.default_rng(8)
+    D = FiniteDistribution([0, 77], [0.9, 0.1])
+    hashed, fresh = [], []
+    for t in range(200):
+        X = D.sample(90, rng)
+        rep = B.HashRepresentation(d=8, alpha=0.3, seed=t)
+        hashed.append(B.representation_error(rep, B.learn_representation(X, X == 77, rep, 1.0, rng), 77, D) < 0.1)
+        member = B.learn_representation_fresh(X, X == 77, D.points, 8, 0.3, 1.0, rng)
+        fresh.append(float(D.mass(member != (D.points == 77))) < 0.1)
+    p, q = np.mean(hashed), np.mean(fresh)
+    assert 0.2 < q < 0.95  # informative regime
+    assert abs(p - q) < 4 * math.sqrt(q * (1 - q) / 100)

@@ -17,6 +17,7 @@ INTERVAL_d = {1[x < t] : t ∈ {0..T}} (Def 5.1).  Neighbouring samples differ i
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -190,6 +191,32 @@ def learn_representation(X, y, rep: HashRepresentation, eps: float, rng: np.rand
     M = rep.members(U)
     mistakes = M.astype(float) @ neg + (~M).astype(float) @ pos
     return exponential_mechanism(-mistakes, eps, 1.0, rng)
+
+
+def learn_representation_fresh(X, y, support, rep_d: int, alpha: float, eps: float,
+                               rng: np.random.Generator) -> np.ndarray:
+    """[harness] Exact-in-distribution shortcut of :func:`learn_representation` with a fresh family.
+
+    When the sample lies in a small support S and each of the k sets contains each point
+    independently w.p. ρ (a fresh lazy family), the ExpMech only sees the sets' patterns on S:
+    pattern counts are Multinomial(k, ρ^|P|(1−ρ)^{|S|−|P|}), and a pattern is chosen with weight
+    count·exp(−ε·mistakes/2).  Returns the chosen set's membership on S (2^|S| patterns, |S| ≤ 12).
+    """
+    _check(eps)
+    support = np.asarray(support)
+    rep = HashRepresentation(rep_d, alpha, 0)
+    pats = ((np.arange(2 ** len(support))[:, None] >> np.arange(len(support))[None, :]) & 1).astype(bool)
+    sizes = pats.sum(axis=1)
+    probs = rep.density**sizes * (1 - rep.density) ** (len(support) - sizes)
+    counts = rng.multinomial(rep.k, probs)
+    idx = np.searchsorted(support, np.asarray(X))
+    y = np.asarray(y, dtype=bool)
+    pos = np.bincount(idx, weights=y, minlength=len(support))
+    neg = np.bincount(idx, weights=~y, minlength=len(support))
+    mistakes = pats.astype(float) @ neg + (~pats).astype(float) @ pos
+    live = counts > 0
+    r = _grouped_em(-mistakes[live], counts[live].astype(float), eps, rng)
+    return pats[np.flatnonzero(live)[r]]
 
 
 def representation_error(rep: HashRepresentation, i: int, target: int, dist: FiniteDistribution) -> float:
@@ -368,13 +395,16 @@ def laplace_histogram_m_star(d: int, alpha: float, beta: float, eps: float) -> f
     return -2.0 * math.log(-math.expm1(math.log1p(-beta) / T)) / (eps * alpha)
 
 
+@functools.lru_cache(maxsize=4)
 def _compositions(total: int, parts: int) -> np.ndarray:
-    """All histograms of ``total`` items over ``parts`` cells (stars and bars)."""
+    """All histograms of ``total`` items over ``parts`` cells (stars and bars); cached, read-only."""
     rows = []
     for bars in itertools.combinations(range(total + parts - 1), parts - 1):
         edges = np.array((-1,) + bars + (total + parts - 1,))
         rows.append(np.diff(edges) - 1)
-    return np.array(rows)
+    out = np.array(rows)
+    out.flags.writeable = False
+    return out
 
 
 def _blr_logits(X, T: int, n_hat: int, eps: float):

@@ -136,7 +136,7 @@ def success_rate(trial_fn: TrialFn, n: int, alpha: float, beta: float, *, trials
         stopped = cached["stopped_early"]
     else:
         allowed = max_failures(trials, beta, confidence)
-        batch = trials if not early_stop else max(10, 4 * n_jobs)
+        batch = trials if not early_stop else max(trials // 4, 8 * n_jobs)
         values, stopped = [], False
         while len(values) < trials:
             idx = range(len(values), min(trials, len(values) + batch))

@@ -1,0 +1,254 @@
+"""Beimel et al. 2014 experiments: proper vs improper POINT_d, INTERVAL_d, data release.
+
+Preset ``conf/experiment/theory_beimel2014.yaml``; run with
+``python -m experiments.theory experiment=theory_beimel2014``.  Writes to ``cfg.out``:
+``point_nstar.csv`` (n* per learner and d on Lemma 3.9's hard distribution), ``success_curves.csv``
+(ŝ(n) of the proper learner next to its exact success probability), ``interval_nstar.csv``,
+``release_nstar.csv`` and the figures ``point_nstar.png``, ``point_slope.png``,
+``success_curves.png``, ``interval_nstar.png``, ``release_nstar.png``.  Success means error < α
+(the spec: error ≥ α counts as failure on D_i, where every wrong point has error exactly α).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from experiments.theory import register  # noqa: E402
+from pubpriv_core.bounds import evaluate  # noqa: E402
+from pubpriv_core.learning import FiniteDistribution, RecordStore, empirical_sample_complexity, success_curve  # noqa: E402
+from pubpriv_core.learning import beimel2014 as B  # noqa: E402
+
+
+# ------------------------------------------------------------------ trials (module level: picklable)
+def hard_point(d: int, alpha: float) -> tuple[FiniteDistribution, int]:
+    """Lemma 3.9's D_i: mass 1 − α on point 0 and α on the target i (here i = T/2 + 1)."""
+    target = 2 ** (d - 1) + 1 if d > 1 else 1
+    return FiniteDistribution([0, target], [1 - alpha, alpha]), target
+
+
+def _labelled(dist: FiniteDistribution, target: int, k: int, rng):
+    X = dist.sample(k, rng)
+    return X, X == target
+
+
+def point_trial(learner: str, d: int, alpha: float, beta: float, eps: float, n: int, rng) -> bool:
+    """One run of a POINT_d learner on D_i; success iff its exact error is < α."""
+    D, target = hard_point(d, alpha)
+    T = 2**d
+    if learner == "improper":
+        draw = functools.partial(_labelled, D, target)
+        return B.learn_point_boosted(n, draw, alpha, beta, eps, rng).error(target, D) < alpha
+    X, y = _labelled(D, target, n, rng)
+    if learner == "representation":  # fresh lazy family; exact pattern shortcut (support = {0, target})
+        member = B.learn_representation_fresh(X, y, D.points, d, alpha, eps, rng)
+        return float(D.mass(member != (D.points == target))) < alpha
+    j = B.learn_point_proper(X, y, T, eps, rng) if learner == "proper" else B.learn_point_nonprivate(X, y, T, rng)
+    return j == target  # any other point has error ≥ α on D_i
+
+
+def interval_trial(d: int, alpha: float, eps: float, n: int, rng) -> bool:
+    """INTERVAL_d (thresholds 1[x < t]) on two adjacent points with mass 1/2 each: only t = j+1 is right."""
+    j = 2 ** (d - 1)
+    D = FiniteDistribution([j, j + 1], [0.5, 0.5])
+    X = D.sample(n, rng)
+    t = B.learn_interval_proper(X, X < j + 1, 2**d, eps, rng)
+    return t == j + 1  # every other threshold errs on one of the two points (error 1/2)
+
+
+def release_trial(method: str, d: int, alpha: float, eps: float, n_hat: int, n: int, rng) -> bool:
+    """Thm 7.2's instance D_i (⌈3αm⌉ copies of i, the rest 0); success iff max_j error < α."""
+    T, i = 2**d, int(rng.integers(1, 2**d))
+    k = math.ceil(3 * alpha * n)
+    X = np.concatenate([np.zeros(n - k, dtype=np.int64), np.full(k, i)])
+    if method == "laplace":
+        return B.laplace_histogram_error(X, T, eps, rng) < alpha
+    q = np.bincount(X, minlength=T) / n
+    return float(np.max(np.abs(B.blr_release(X, T, n_hat, eps, rng) - q))) < alpha
+
+
+# ------------------------------------------------------------------ sweeps
+def _search(fn, cfg, store, key, n_min=1, n_jobs=None):
+    res = empirical_sample_complexity(fn, cfg.alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
+                                      n_min=n_min, n_max=int(cfg.n_max), rel_tol=cfg.rel_tol, seed=cfg.seed,
+                                      n_jobs=cfg.n_jobs if n_jobs is None else n_jobs, store=store, key=key)
+    return res.n_star
+
+
+def point_sweep(cfg, store) -> pd.DataFrame:
+    rows = []
+    for learner in cfg.point.learners:
+        for d in cfg.point.d:
+            if learner == "representation" and d < cfg.point.representation_min_d:
+                continue
+            fn = functools.partial(point_trial, learner, int(d), cfg.alpha, cfg.beta, cfg.eps)
+            heavy = learner == "improper"
+            n_star = _search(fn, cfg, store, f"point/{learner}/d={d}", n_min=int(cfg.point.improper_n_min) if heavy else 1,
+                             n_jobs=cfg.n_jobs_heavy if heavy else cfg.n_jobs)
+            rows.append({"learner": learner, "d": int(d), "n_star": n_star})
+            print(f"point {learner:15s} d={d:3d} n*={n_star}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def point_bounds(cfg) -> pd.DataFrame:
+    p = dict(alpha=cfg.alpha, beta=cfg.beta, eps=cfg.eps)
+    ds = np.arange(2, max(cfg.point.d) + 1)
+    table = {"d": ds}
+    for bid in ["beimel2014.lemma3.9", "beimel2014.lemma3.4.exact", "beimel2014.thm4.2.derived"]:
+        table[bid] = [evaluate(bid, d=int(d), **p).value for d in ds]
+    table["beimel2014.cor3.8"] = [evaluate("beimel2014.cor3.8", d=int(d), beta=cfg.beta, eps=cfg.eps).value for d in ds]
+    table["beimel2014.claim4.5"] = evaluate("beimel2014.claim4.5", **p).value
+    return pd.DataFrame(table)
+
+
+def curve_sweep(cfg, store) -> pd.DataFrame:
+    rows = []
+    for d in cfg.curves.d:
+        fn = functools.partial(point_trial, "proper", int(d), cfg.alpha, cfg.beta, cfg.eps)
+        for est in success_curve(fn, cfg.curves.n, cfg.alpha, cfg.beta, trials=cfg.curves.trials,
+                                 confidence=cfg.confidence, seed=cfg.seed, n_jobs=cfg.n_jobs, store=store,
+                                 key=f"curve/proper/d={d}"):
+            exact = _exact_success(est.n, int(d), cfg.alpha, cfg.eps)
+            rows.append({"d": int(d), "n": est.n, "successes": est.successes, "trials": est.trials,
+                         "rate": est.rate, "cp_lower": est.lower, "exact": exact})
+    return pd.DataFrame(rows)
+
+
+def _exact_success(m: int, d: int, alpha: float, eps: float) -> float:
+    """Spec: Σ_K Bin(K; m, α)/(1 + e^{−εm/2} + (T − 2)e^{−εK/2}) for Lemma 3.4's learner on D_i."""
+    K = np.arange(m + 1)
+    return float(np.sum(stats.binom.pmf(K, m, alpha) / (1 + np.exp(-eps * m / 2) + (2.0**d - 2) * np.exp(-eps * K / 2))))
+
+
+def interval_sweep(cfg, store) -> pd.DataFrame:
+    rows = []
+    for d in cfg.interval.d:
+        fn = functools.partial(interval_trial, int(d), cfg.alpha, cfg.eps)
+        n_star = _search(fn, cfg, store, f"interval/d={d}")
+        bound = evaluate("beimel2014.lemma5.2", d=int(d), beta=cfg.beta, eps=cfg.eps).value
+        rows.append({"d": int(d), "n_star": n_star, "beimel2014.lemma5.2": bound})
+        print(f"interval d={d:3d} n*={n_star} lemma5.2={bound:.1f}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def release_sweep(cfg, store) -> pd.DataFrame:
+    rows = []
+    for method, ds in [("laplace", cfg.release.laplace_d), ("blr", cfg.release.blr_d)]:
+        for d in ds:
+            fn = functools.partial(release_trial, method, int(d), cfg.alpha, cfg.eps, int(cfg.release.n_hat))
+            n_star = _search(fn, cfg, store, f"release/{method}/d={d}",
+                             n_jobs=cfg.n_jobs_heavy if method == "blr" else cfg.n_jobs)
+            rows.append({"method": method, "d": int(d), "n_star": n_star})
+            print(f"release {method} d={d} n*={n_star}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def release_bounds(cfg) -> pd.DataFrame:
+    p = dict(alpha=cfg.alpha, beta=cfg.beta, eps=cfg.eps)
+    ds = np.arange(1, max(cfg.release.laplace_d) + 1)
+    return pd.DataFrame({"d": ds, **{bid: [evaluate(bid, d=int(d), **p).value for d in ds]
+                                     for bid in ["beimel2014.thm7.2", "beimel2014.thm7.1", "beimel2014.laplace_histogram"]}})
+
+
+# ------------------------------------------------------------------ figures
+_STYLE = {"proper": ("C0", "o"), "representation": ("C1", "s"), "improper": ("C2", "^"), "nonprivate": ("C7", "x")}
+
+
+def plot_point(out: Path, nstar: pd.DataFrame, bounds: pd.DataFrame, cfg) -> None:
+    fig, ax = plt.subplots(figsize=(7, 4.8))
+    for learner, g in nstar.groupby("learner"):
+        c, mk = _STYLE[learner]
+        ax.plot(g.d, g.n_star, marker=mk, color=c, label=f"n* {learner} (measured)")
+    for bid, ls in [("beimel2014.cor3.8", ":"), ("beimel2014.lemma3.9", "--"), ("beimel2014.lemma3.4.exact", "-."),
+                    ("beimel2014.thm4.2.derived", (0, (5, 1))), ("beimel2014.claim4.5", (0, (1, 3)))]:
+        ax.plot(bounds.d, bounds[bid], ls=ls, color="k", alpha=0.6, lw=1, label=bid)
+    ax.set(yscale="log", xlabel="d  (T = 2^d)", ylabel="samples",
+           title=f"POINT_d: proper vs improper (α={cfg.alpha}, β={cfg.beta}, ε={cfg.eps})")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(out / "point_nstar.png", dpi=130)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    scale = cfg.eps * cfg.alpha
+    for learner, g in nstar.groupby("learner"):
+        c, mk = _STYLE[learner]
+        ax.plot(g.d, g.n_star * scale, marker=mk, color=c, label=learner)
+    ax.plot(bounds.d, bounds["beimel2014.lemma3.9"] * scale, "k--", lw=1, label="Lemma 3.9 · εα")
+    ax.plot(bounds.d, bounds["beimel2014.lemma3.4.exact"] * scale, "k-.", lw=1, label="exact Lemma 3.4 n* · εα")
+    ax.set(xlabel="d", ylabel="n*·εα", title="slopes in d: proper ≈ 2 ln 2, Lemma 3.9 ≈ ln2/4", yscale="log")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "point_slope.png", dpi=130)
+    plt.close(fig)
+
+
+def plot_curves(out: Path, curves: pd.DataFrame) -> None:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for k, (d, g) in enumerate(curves.groupby("d")):
+        se = np.sqrt(g.rate * (1 - g.rate) / g.trials)
+        ax.errorbar(g.n, g.rate, yerr=2 * se, fmt="o", color=f"C{k}", ms=3, label=f"d={d} measured ŝ(n)")
+        ax.plot(g.n, g.exact, "-", color=f"C{k}", lw=1, label=f"d={d} exact success probability")
+    ax.set(xscale="log", xlabel="n", ylabel="P[error < α]", title="Lemma 3.4 learner on D_i")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "success_curves.png", dpi=130)
+    plt.close(fig)
+
+
+def plot_interval(out: Path, table: pd.DataFrame) -> None:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(table.d, table.n_star, "o-", label="n* proper INTERVAL_d (measured)")
+    ax.plot(table.d, table["beimel2014.lemma5.2"], "k--", label="Lemma 5.2 lower bound")
+    ax.set(xlabel="d", ylabel="samples", title="INTERVAL_d proper learning")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "interval_nstar.png", dpi=130)
+    plt.close(fig)
+
+
+def plot_release(out: Path, table: pd.DataFrame, bounds: pd.DataFrame) -> None:
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for k, (method, g) in enumerate(table.groupby("method")):
+        ax.plot(g.d, g.n_star, "o-", color=f"C{k}", label=f"n* {method} (measured)")
+    for bid, ls in [("beimel2014.thm7.2", "--"), ("beimel2014.laplace_histogram", "-."), ("beimel2014.thm7.1", ":")]:
+        ax.plot(bounds.d, bounds[bid], ls=ls, color="k", lw=1, label=bid)
+    ax.set(yscale="log", xlabel="d", ylabel="database size m", title="POINT_d data release")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "release_nstar.png", dpi=130)
+    plt.close(fig)
+
+
+@register("beimel2014")
+def run(cfg) -> None:
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    store = RecordStore(out / "records")
+    parts = set(cfg.parts)
+    if "point" in parts:
+        nstar, bounds = point_sweep(cfg, store), point_bounds(cfg)
+        nstar.to_csv(out / "point_nstar.csv", index=False)
+        bounds.to_csv(out / "point_bounds.csv", index=False)
+        plot_point(out, nstar, bounds, cfg)
+    if "curves" in parts:
+        curves = curve_sweep(cfg, store)
+        curves.to_csv(out / "success_curves.csv", index=False)
+        plot_curves(out, curves)
+    if "interval" in parts:
+        table = interval_sweep(cfg, store)
+        table.to_csv(out / "interval_nstar.csv", index=False)
+        plot_interval(out, table)
+    if "release" in parts:
+        table, bounds = release_sweep(cfg, store), release_bounds(cfg)
+        table.to_csv(out / "release_nstar.csv", index=False)
+        bounds.to_csv(out / "release_bounds.csv", index=False)
+        plot_release(out, table, bounds)
