@@ -107,12 +107,15 @@ def cor3_8(*, d, beta, eps):
 
 
 def _lemma3_9_gap(d: int, alpha: float, beta: float, eps: float):
-    """g(m) = (2^d − 2)·e^{−4εαm}·(1 − Γ) − Γ with Γ = β + e^{−αm/3}; learning needs g(m) ≤ 0."""
+    """Sign-equivalent log form of g(m) = (2^d − 2)·e^{−4εαm}·(1 − Γ) − Γ, Γ = β + e^{−αm/3}:
+    ln(2^d − 2) − 4εαm + ln(1 − Γ) − ln Γ (−1e300 where Γ ≥ 1). Learning needs g(m) ≤ 0."""
     log_pts = _log_points(d, 2)
 
     def gap(m: float) -> float:
         gamma = beta + math.exp(-alpha * m / 3)
-        return math.exp(log_pts - 4 * eps * alpha * m) * (1 - gamma) - gamma
+        if gamma >= 1:
+            return -1e300
+        return log_pts - 4 * eps * alpha * m + math.log1p(-gamma) - math.log(gamma)
     return gap
 
 
@@ -287,5 +290,7 @@ def thm7_2_shape(*, d, alpha, beta, eps, c=1.0):
 def laplace_histogram(*, d, alpha, beta, eps):
     """Laplace-histogram sanitizer for POINT_d [harness baseline]: noise Lap(2/(εm)) per cell is
     (α,β)-useful iff (1 − e^{−αεm/2})^T ≥ 1 − β, so m* = −2·ln(1 − (1−β)^{1/T})/(εα), T = 2^d."""
-    per_cell = -math.expm1(math.log1p(-beta) / 2 ** d)
-    return -2 * math.log(per_cell) / (eps * alpha)
+    log_x = math.log(-math.log1p(-beta)) - d * math.log(2)      # x = ln(1/(1−β))/T
+    # ln(1 − e^{−x}) = ln x + ln((1 − e^{−x})/x), and the second term is −x/2 + O(x²) → 0
+    log_cell = math.log(-math.expm1(-math.exp(log_x))) if log_x > -600 else log_x
+    return -2 * log_cell / (eps * alpha)
