@@ -51,14 +51,13 @@ from .paths import fetch
 REGIONS = ("ma", "tx", "national")
 YEARS = (2018, 2019)
 
-_INF = np.inf
 # Lower bounds of the bins of each numeric column (see the module docstring).
 BINS = {
     "AGEP": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
     "NOC": [0, 1, 2, 3, 4],
     "NPF": [2, 3, 4, 5, 6],
     "DENSITY": [0, 1000, 3000, 10000],
-    "PINCP": [-_INF, 1, 10000, 25000, 50000, 100000],
+    "PINCP": [-np.inf, 1, 10000, 25000, 50000, 100000],
     "POVPIP": [0, 100, 200, 300, 400, 501],
 }
 DROPPED = ("PUMA", "INDP", "PWGTP", "WGTP")
