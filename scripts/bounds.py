@@ -58,7 +58,7 @@ def parse_params(pairs: list[str]) -> dict:
 def cmd_eval(args) -> None:
     try:
         r = evaluate(args.id, **parse_params(args.params))
-    except (KeyError, TypeError, ValueError) as err:
+    except (KeyError, TypeError, ValueError, ArithmeticError) as err:
         raise SystemExit(f"error: {err.args[0]}") from None
     kind = "explicit constants" if r.explicit else "O(·) shape, constant c"
     print(f"{r.id} = {r.value:.6g}   [{kind}; variant: {r.variant}]")

@@ -52,3 +52,11 @@ def test_thm3_1_shapes():
         pytest.approx(base * 100)
     assert evaluate("alon2019.thm3.1.n_pub", d=2, alpha=0.1, beta=0.05).value == \
         pytest.approx(base * 10)
+
+
+def test_asspp_excess_terms():
+    r = evaluate("alon2019.asspp.excess", alpha=0.05, H_size=821, beta=0.05, eps=1.0,
+                 n_priv=10_000)
+    assert r.details["sampling"] == pytest.approx(2 * math.sqrt(math.log(6 * 821 / 0.05) / 2e4))
+    assert r.details["selection"] == pytest.approx(2 * math.log(3 * 821 / 0.05) / 1e4)
+    assert r.value == pytest.approx(0.05 + r.details["sampling"] + r.details["selection"])

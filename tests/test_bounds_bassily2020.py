@@ -62,3 +62,7 @@ def test_thm10_shapes():
     assert fact4 == pytest.approx(n)           # √(2^d) = √p when p = 2^d
     assert evaluate("bassily2020.thm10.m", d=2, alpha=0.1, beta=0.05).value == \
         pytest.approx(base * 10)
+
+
+def test_remark9_synthetic_size():
+    assert evaluate("bassily2020.remark9", d=3, alpha=0.1).value == pytest.approx(300)

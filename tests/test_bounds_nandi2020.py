@@ -106,3 +106,8 @@ def test_simple_shapes():
     assert evaluate("nandi2020.lemma2.4", d=2, m=5, alpha=0.1, eps=0.5).value == \
         pytest.approx(2 / 0.005)
     assert evaluate("nandi2020.lemma2.3.T", m=5, alpha=0.1).value == 1.0
+
+
+def test_universal_privacy_paper_vs_composition():
+    assert evaluate("nandi2020.thm4.1.eps.paper", eps=0.5).value == 0.5
+    assert evaluate("nandi2020.thm4.1.eps", eps=0.5).value == 1.0

@@ -103,3 +103,13 @@ def lemma4_4_n(*, alpha, n_priv, n_pub):
     probability is p = 1/(100·n_pub) (``details['p']``)."""
     _check_lemma4_4(alpha)
     return math.ceil(n_priv / (10 * n_pub)), {"p": 1 / (100 * n_pub)}
+
+
+@register("alon2019.asspp.excess", explicit=True, variant="derived")
+def asspp_excess(*, alpha, H_size, beta, eps, n_priv):
+    """ASSPP excess error [harness, derived — not the paper's]: with an α-cover H̃ (α = cover
+    radius), w.p. ≥ 1 − β, err(h_priv) − inf_H err ≤ α + 2·√(ln(6|H̃|/β)/(2n_priv))
+    + 2·ln(3|H̃|/β)/(ε·n_priv) (uniform convergence + exponential mechanism, β split in three)."""
+    sampling = 2 * math.sqrt(math.log(6 * H_size / beta) / (2 * n_priv))
+    selection = 2 * math.log(3 * H_size / beta) / (eps * n_priv)
+    return alpha + sampling + selection, {"sampling": sampling, "selection": selection}

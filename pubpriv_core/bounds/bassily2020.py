@@ -148,3 +148,10 @@ def stumps_public(*, p, alpha, beta):
     """Decision stumps S_p released from public data alone [derived, Hoeffding + union over p
     stumps on the ±1 scale]: m = ⌈2·ln(2p/β)/α²⌉."""
     return math.ceil(2 * math.log(2 * p / beta) / alpha ** 2)
+
+
+@register("bassily2020.remark9", explicit=True)
+def remark9(*, d, alpha):
+    """Remark 9: any answer vector G can be turned (inefficiently) into synthetic data of size
+    n' > VC(H)/α² with error ≤ 2α; returns the threshold d/α²."""
+    return d / alpha ** 2

@@ -293,3 +293,16 @@ def lemma3_4_multiplicity(*, delta):
     needs P[r > ln(2/δ)] ≤ δ/2. Returns the tail P[Poisson(1) > ln(2/δ)]; ``details['holds']``."""
     tail = float(stats.poisson.sf(math.floor(math.log(2 / delta)), 1.0))
     return tail, {"holds": tail <= delta / 2, "target": delta / 2}
+
+
+@register("nandi2020.thm4.1.eps.paper", explicit=True)
+def thm4_1_eps_paper(*, eps):
+    """Thm 4.1 as stated: A_UnvPrivCl run at ε is (ε, δ)-DP (returns ε)."""
+    return eps
+
+
+@register("nandi2020.thm4.1.eps", explicit=True, variant="corrected")
+def thm4_1_eps(*, eps):
+    """Thm 4.1 corrected: both stages of Alg. 4 (A_AgPrivCl and A_SSPP) read S at ε, so basic
+    composition gives (2ε, δ); run each stage at ε/2 to claim ε (returns 2ε)."""
+    return 2 * eps
