@@ -17,7 +17,8 @@ def log_cover_fail(n_pub: float, d: int, alpha: float) -> float:
 
 
 def log_cover_fail_growth(n_pub: int, d: int, alpha: float) -> float:
-    """ln of Lemma 3.3's bound with the exact growth bound: 2·(Σ_{i≤d} C(2n_pub, i))²·e^{−αn_pub/4}."""
+    """ln of Lemma 3.3's bound with the exact growth bound:
+    2·(Σ_{i≤d} C(2n_pub, i))²·e^{−α·n_pub/4}."""
     return math.log(2) + 2 * log_growth(2 * n_pub, d) - alpha * n_pub / 4
 
 

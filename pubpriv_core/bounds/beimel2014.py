@@ -197,7 +197,9 @@ def thm4_2_derived(*, d, alpha, beta, eps):
 
 @register("beimel2014.claim4.3", explicit=True)
 def claim4_3(*, alpha):
-    """Claim 4.3: α < 1/2 and m' ≥ 32·ln(4)/α² ⇒ A2 is ln 4-DP and (α, 3/4)-PAC (returns 32 ln4/α²)."""
+    """Claim 4.3: α < 1/2 and m' ≥ 32·ln(4)/α² ⇒ A2 is ln 4-DP and (α, 3/4)-PAC.
+
+    Returns 32·ln(4)/α²."""
     if alpha >= 0.5:
         raise ValueError(f"beimel2014.claim4.3: needs alpha < 1/2, got {alpha}")
     return 32 * LN4 / alpha ** 2
@@ -240,7 +242,9 @@ def claim4_5(*, alpha, beta, eps):
 
 @register("beimel2014.claim4.5.paper", explicit=True)
 def claim4_5_paper(*, alpha, beta, eps):
-    """Claim 4.5 as printed: same N and runs, m_sel = ⌈24·ln(3/β)/(εα)⌉ (too small for its proof)."""
+    """Claim 4.5 as printed: same N and runs, m_sel = ⌈24·ln(3/β)/(εα)⌉.
+
+    Too small for the Chernoff steps of its own proof; see ``beimel2014.claim4.5``."""
     return _claim4_5(alpha, beta, eps, math.log(3 / beta))
 
 

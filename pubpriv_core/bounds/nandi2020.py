@@ -108,7 +108,7 @@ def alg3_T(*, m, alpha, beta, delta):
 
 @register("nandi2020.alg3.eps_hat", explicit=True)
 def alg3_eps_hat(*, m, alpha, beta, delta):
-    """Alg. 3 per-query budget ε̂ = min(1, α·max(1, √(mα)))/ln(2/δ); ``details`` = all parameters."""
+    """Alg. 3 per-query budget ε̂ = min(1, α·max(1, √(mα)))/ln(2/δ); ``details`` = all."""
     params = alg3_parameters(m=m, alpha=alpha, beta=beta, delta=delta)
     return params["eps_hat"], params
 
