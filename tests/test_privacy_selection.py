@@ -10,6 +10,7 @@ from scipy import integrate, stats
 from pubpriv_core.privacy import (exponential_mechanism, exponential_mechanism_probabilities,
                                   permute_and_flip, permute_and_flip_probabilities,
                                   report_noisy_max)
+from pubpriv_core.privacy.selection import _bernoulli_ranks
 
 DRAWS = 10_000
 ALPHA = 1e-3  # a correct sampler fails a test with this probability (seeds are fixed)
@@ -151,15 +152,55 @@ def test_pf_test_has_power_against_exponential_mechanism():
     assert chi_square_pvalue(counts, permute_and_flip_probabilities(scores, 2.0, 1.0)) < 1e-6
 
 
+@pytest.mark.parametrize("tail_cut", [None, 0.0, 2.5])
 @pytest.mark.parametrize("gaps", [CLOSE, SPREAD], ids=["close", "spread"])
-def test_exponential_mechanism_matches_softmax(gaps):
+def test_exponential_mechanism_matches_softmax(gaps, tail_cut):
     scores = -gaps
-    counts = sample(exponential_mechanism, scores, 2.0, seed=10)
+    counts = sample(exponential_mechanism, scores, 2.0, seed=10, tail_cut=tail_cut)
     exact = exponential_mechanism_probabilities(scores, 2.0, 1.0)
     np.testing.assert_allclose(exact, np.exp(-gaps / 1.0) / np.exp(-gaps).sum())
     assert chi_square_pvalue(counts, exact) > ALPHA
+
+
+def test_exponential_mechanism_test_has_power_against_doubled_eps():
+    scores = -SPREAD
     wrong = sample(exponential_mechanism, scores, 4.0, seed=11)
-    assert chi_square_pvalue(wrong, exact) < 1e-6
+    assert chi_square_pvalue(wrong, exponential_mechanism_probabilities(scores, 2.0, 1.0)) < 1e-6
+
+
+def test_exponential_mechanism_with_pilot_cut_on_many_candidates():
+    rng = np.random.default_rng(15)
+    levels = np.array([0.0, -0.5, -1.5, -3.0, -6.0, -12.0])
+    scores = np.repeat(levels, [1, 3, 20, 100, 400, 2000])
+    scores = scores[rng.permutation(scores.size)]
+    exact = exponential_mechanism_probabilities(scores, 2.0, 1.0)
+    counts = sample(exponential_mechanism, scores, 2.0, seed=16, draws=4000)
+    group = np.searchsorted(-levels, -scores)
+    assert chi_square_pvalue(np.bincount(group, weights=counts),
+                             np.bincount(group, weights=exact)) > ALPHA
+
+
+@pytest.mark.parametrize("n, q", [(20, 0.3), (20, 1.0), (2_000_000_000, 5e-10)])
+def test_tail_survivors_form_an_iid_bernoulli_process(n, q):
+    """Both routes of the survivor draw (geometric gaps; tiny q: binomial count + uniform
+    subset): each rank kept with probability q, independently, so counts are Binomial(n, q)."""
+    rng = np.random.default_rng(17)
+    draws = [_bernoulli_ranks(n, q, rng) for _ in range(3000)]
+    sizes = np.array([d.size for d in draws])
+    assert all(np.all(np.diff(d) > 0) and (d.size == 0 or 0 <= d[0] and d[-1] < n) for d in draws)
+    if q == 1:
+        assert np.all(sizes == n)
+        return
+    support = np.arange(sizes.max() + 1)
+    probabilities = stats.binom(n, q).pmf(support)
+    probabilities[-1] += stats.binom(n, q).sf(support[-1])
+    assert chi_square_pvalue(np.bincount(sizes), probabilities) > ALPHA
+    positions = np.concatenate(draws)
+    if n <= 1000:
+        uniform = np.full(n, 1 / n)
+        assert chi_square_pvalue(np.bincount(positions, minlength=n), uniform) > ALPHA
+    else:
+        assert stats.kstest(positions / n, "uniform").pvalue > ALPHA
 
 
 def test_report_noisy_max_uses_laplace_scale_two_delta_over_eps():

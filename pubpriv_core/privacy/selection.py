@@ -14,8 +14,8 @@ from scipy.special import roots_legendre
 from pubpriv_core.privacy._checks import generator, positive, score_vector
 
 _QUADRATURE_CELLS = 2 ** 22  # node × candidate products evaluated at once in the exact PF formula
-_MAX_CUT = 30.0  # larger cuts are lowered to this (exact for any cut); keeps e^{-cut} ≥ 1e-13
-_PILOT = 256  # candidates sampled to choose permute-and-flip's tail cut
+_TINY_SURVIVAL = 1e-9  # below this survival probability, tail survivors are drawn by count
+_PILOT = 256  # candidates sampled to choose the tail cut
 _SURVIVOR_COST = 6.0  # cost of one tail survivor, in head noise draws (measured, speed only)
 
 
@@ -28,7 +28,7 @@ def _scale(eps: float, sensitivity: float) -> float:
 
 def _default_tail_cut(scores: np.ndarray, best: float, scale: float,
                       rng: np.random.Generator) -> float:
-    """Speed heuristic for the cut G of :func:`permute_and_flip` (any G ≥ 0 is exact).
+    """Speed heuristic for the cut G of the head/tail split (any G ≥ 0 is exact).
 
     Work is about |head(G)| + SURVIVOR_COST·N·e^{−G} noise draws (a survivor costs a few head
     draws). |head(G)|/N is estimated from the gaps of a pilot of random candidates and the cost
@@ -45,13 +45,18 @@ def _default_tail_cut(scores: np.ndarray, best: float, scale: float,
 
 
 def _bernoulli_ranks(n: int, q: float, rng: np.random.Generator) -> np.ndarray:
-    """Sorted ranks in range(n), each kept independently with probability q ∈ (0, 1].
+    """Sorted ranks in range(n), each kept independently with probability q ∈ [0, 1].
 
     The gaps between consecutive kept ranks of a Bernoulli(q) process are i.i.d. Geometric(q),
     so the kept ranks are the partial sums of geometric draws that stay below n (cost O(nq)).
+    For q < 1e-9 (geometric draws could overflow) the count is drawn as Binomial(n, q) and that
+    many distinct ranks are chosen uniformly.
     """
     if q >= 1:
         return np.arange(n)
+    if q < _TINY_SURVIVAL:
+        k = rng.binomial(n, q)
+        return np.sort(rng.choice(n, size=k, replace=False)) if k else np.empty(0, np.int64)
     batch = int(n * q + 4 * math.sqrt(n * q) + 8)
     ranks = np.cumsum(rng.geometric(q, size=batch)) - 1
     while ranks[-1] < n:
@@ -59,19 +64,28 @@ def _bernoulli_ranks(n: int, q: float, rng: np.random.Generator) -> np.ndarray:
     return ranks[:np.searchsorted(ranks, n)]
 
 
-def _tail_survivors(head: np.ndarray, n_candidates: int, cut: float,
+def _tail_survivors(head: np.ndarray, n_candidates: int, survival: float,
                     rng: np.random.Generator) -> np.ndarray:
-    """Indices of the tail candidates (not in sorted ``head``) whose Exp(1) noise exceeds ``cut``.
+    """Indices of the tail candidates (those not in sorted ``head``) whose noise exceeds the bar.
 
-    Each tail candidate survives independently with probability P(E > cut) = e^{−cut}. A tail
-    rank r maps to index r + #{i : head_i − i ≤ r} (head_i − i tail items precede head_i), so the
-    tail is never materialised.
+    Each tail candidate survives independently with probability ``survival``. A tail rank r maps
+    to index r + #{i : head_i − i ≤ r} (head_i − i tail items precede head_i), so the tail is
+    never materialised.
     """
     n_tail = n_candidates - head.size
     if n_tail == 0:
         return np.empty(0, dtype=np.intp)
-    ranks = _bernoulli_ranks(n_tail, math.exp(-cut), rng)
+    ranks = _bernoulli_ranks(n_tail, survival, rng)
     return ranks + np.searchsorted(head - np.arange(head.size), ranks, side="right")
+
+
+def _head(scores: np.ndarray, best: float, scale: float, tail_cut: float | None,
+          rng: np.random.Generator) -> tuple[float, np.ndarray]:
+    """The cut G and the sorted indices of the head, the candidates with gap u_j ≤ G."""
+    cut = _default_tail_cut(scores, best, scale, rng) if tail_cut is None else float(tail_cut)
+    if not cut >= 0:
+        raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap or None")
+    return cut, np.flatnonzero(scores >= best - cut / scale)
 
 
 def permute_and_flip(scores, eps: float, sensitivity: float, rng: np.random.Generator,
@@ -90,17 +104,12 @@ def permute_and_flip(scores, eps: float, sensitivity: float, rng: np.random.Gene
     uniform subset of the tail), and by memorylessness such a survivor's noise is G + Exp(1); the
     others cannot win. So noise is drawn only for the head (u_j ≤ G) and for those survivors.
     Any G ≥ 0 gives the same distribution; ``tail_cut`` overrides the speed heuristic that picks
-    G (tests use it; cuts above 30 are lowered to 30).
+    G (tests use it).
     """
     scores, best = score_vector(scores)
     scale = _scale(eps, sensitivity)
-    rng = generator(rng)
-    cut = _default_tail_cut(scores, best, scale, rng) if tail_cut is None else float(tail_cut)
-    if not cut >= 0:
-        raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap or None")
-    cut = min(cut, _MAX_CUT)
-    head = np.flatnonzero(scores >= best - cut / scale)
-    survivors = _tail_survivors(head, scores.size, cut, rng)
+    cut, head = _head(scores, best, scale, tail_cut, generator(rng))
+    survivors = _tail_survivors(head, scores.size, math.exp(-cut), rng)
     head_values = scale * (scores[head] - best) + rng.standard_exponential(head.size)
     if survivors.size == 0:
         return int(head[np.argmax(head_values)])
@@ -131,17 +140,32 @@ def permute_and_flip_probabilities(scores, eps: float, sensitivity: float) -> np
     return quality * probabilities
 
 
-def exponential_mechanism(scores, eps: float, sensitivity: float,
-                          rng: np.random.Generator) -> int:
+def exponential_mechanism(scores, eps: float, sensitivity: float, rng: np.random.Generator,
+                          *, tail_cut: float | None = None) -> int:
     """Exponential mechanism (McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4, Thm 3.10).
 
-    P(r) ∝ exp(ε·s_r/(2Δ)), sampled by the Gumbel-max trick: argmax_j (ε·s_j/(2Δ) + Gumbel_j).
-    ε-DP, and ε²/8-zCDP as a bounded-range mechanism (Cesar & Rogers 2021).
+    P(r) ∝ exp(ε·s_r/(2Δ)), sampled exactly by the Gumbel-max trick: argmax_j (−u_j + g_j) with
+    g_j i.i.d. standard Gumbel and gaps u_j = ε(s* − s_j)/(2Δ). ε-DP, and ε²/8-zCDP as a
+    bounded-range mechanism (Cesar & Rogers 2021).
+
+    Exact shortcut as in :func:`permute_and_flip`: draw g for the head (u_j ≤ G) and let M be the
+    best head value. A tail candidate (u_j > G) can only win if g_j > M + u_j > M + G; each does so
+    independently with probability q = P(g > M + G) = 1 − exp(−e^{−(M+G)}), and a survivor's noise,
+    conditioned on exceeding M + G, is −log(−log(1 − Vq)) with V ~ U(0, 1].
     """
     scores, best = score_vector(scores)
     scale = _scale(eps, sensitivity)
-    rng = generator(rng)
-    return int(np.argmax(scale * scores + rng.gumbel(size=scores.size)))
+    cut, head = _head(scores, best, scale, tail_cut, generator(rng))
+    head_values = scale * (scores[head] - best) + rng.gumbel(size=head.size)
+    bar = float(head_values.max()) + cut
+    survival = 1.0 if bar < -50 else -math.expm1(-math.exp(-bar))
+    survivors = _tail_survivors(head, scores.size, survival, rng)
+    if survivors.size == 0:
+        return int(head[np.argmax(head_values)])
+    uniform = 1.0 - rng.random(survivors.size)
+    tail_values = scale * (scores[survivors] - best) - np.log(-np.log1p(-uniform * survival))
+    candidates = np.concatenate([head, survivors])
+    return int(candidates[np.argmax(np.concatenate([head_values, tail_values]))])
 
 
 def exponential_mechanism_probabilities(scores, eps: float, sensitivity: float) -> np.ndarray:
