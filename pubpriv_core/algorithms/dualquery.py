@@ -69,7 +69,9 @@ def calibrate_rounds(eps: float, delta: float, n: int, eta: float, samples: int)
     """
     eps = positive("eps", eps, "pass a positive privacy budget")
     eta, samples, n, delta = _check_parameters(eta, samples, n, delta)
-    fits = lambda T: dualquery_epsilon(eta, samples, T, n, delta) <= eps  # noqa: E731
+    def fits(T: int) -> bool:
+        return dualquery_epsilon(eta, samples, T, n, delta) <= eps
+
     low, high = 1, 2
     while fits(high):
         low, high = high, 2 * high
