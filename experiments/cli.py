@@ -84,6 +84,13 @@ def check_jobs(argv: Sequence[str]) -> int:
     return len(jobs)
 
 
+def compose_config(overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """The resolved plain-dict config of one job, as ``python run.py *overrides`` would run it."""
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return _compose(list(overrides))
+
+
 def _compose(overrides: list[str]) -> dict[str, Any]:
     try:
         return to_plain(compose(CONFIG_NAME, overrides=overrides, return_hydra_config=True))

@@ -1,0 +1,33 @@
+"""Shared helpers of the runner tests (not a test module)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path | None:
+    """$PUBPRIV_DATA, else ../shared/data next to the repository; None when absent."""
+    env = os.environ.get("PUBPRIV_DATA")
+    path = Path(env) if env else REPO.parent / "shared" / "data"
+    return path if path.is_dir() else None
+
+
+def require_data() -> Path:
+    path = data_dir()
+    if path is None or not (path / "adult" / "adult.data").is_file():
+        pytest.skip("shared data (ADULT) not present; set PUBPRIV_DATA")
+    return path
+
+
+def run_cli(*args: str, data: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python run.py *args`` in the repository, progress bars off."""
+    env = dict(os.environ, CI="1", HYDRA_FULL_ERROR="")
+    env.pop("HYDRA_FULL_ERROR")
+    if data is not None:
+        env["PUBPRIV_DATA"] = str(data)
+    return subprocess.run([sys.executable, "run.py", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)

@@ -1,0 +1,86 @@
+"""Bad input: one `error:` line on stderr, exit status 2, no traceback, nothing written."""
+import pytest
+
+from experiments import cli
+from runner_helpers import require_data, run_cli
+
+
+def _never_called():
+    pytest.fail("the Hydra app must not start on bad input")
+
+
+def _refused(argv, tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(_never_called, [*argv, f"results_dir={out}"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert not out.exists()
+    return err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["eps=-1"], "eps must be > 0"),
+    (["eps=0"], "eps must be > 0"),
+    (["delta=1.5"], "delta must lie in (0, 1)"),
+    (["delta=0"], "delta must lie in (0, 1)"),
+    (["T=0"], "T must be >= 1"),
+    (["runs=0"], "runs must be >= 1"),
+    (["n_jobs=0"], "n_jobs must be >= 1"),
+    (["seed=-3"], "seed must be >= 0"),
+    (["workload.k=11"], "workload k=11 must lie in 1..10"),
+    (["workload.k=0"], "workload.k must be >= 1"),
+    (["workload.size=121"], "C(10,3)=120"),
+    (["public.fraction=0"], "public.fraction must lie in (0, 1]"),
+    (["public.fraction=1.5"], "public.fraction must lie in (0, 1]"),
+    (["public=biased", "public.delta=0.1"], "public.attribute='sex' is not an attribute"),
+    (["public=dataset"], "names the private dataset itself"),
+    (["dataset=nope"], "Could not find 'dataset/nope'; choose one of: acs, adult, nist_acs"),
+    (["algo=nope"], "choose one of: best_mixture, dualquery, mwem, pmwpub, public_only"),
+    (["public=nope"], "choose one of: biased, dataset, resample"),
+    (["foo=1"], "Key 'foo' not in 'RunConf'"),
+    (["algo.foo=1"], "Key 'foo' not in 'PMWPubConf'"),
+    (["eps=abc"], "could not be converted to Float"),
+    (["T=1.5"], "could not be converted to Integer"),
+    (["algo.selection=best"], "expected one of [permute_and_flip, exponential"),
+    (["eps=0.1,1"], "add -m (--multirun)"),
+    (["-m", "eps=0.1,-1"], "eps must be > 0, got -1.0"),
+    (["-m", "algo=pmwpub,nope"], "Could not find 'algo/nope'"),
+])
+def test_bad_input_is_one_line(argv, words, tmp_path, capsys):
+    assert words in _refused(argv, tmp_path, capsys)
+
+
+def test_missing_data_is_one_line(tmp_path, capsys):
+    argv = ["dataset=acs", "dataset.download=false", f"data_root={tmp_path / 'empty'}"]
+    err = _refused(argv, tmp_path, capsys)
+    assert "psam_p42.csv" in err and "census.gov" in err
+
+
+def test_adult_refusals(tmp_path, capsys):
+    data = require_data()
+    err = _refused(["dataset=adult", "algo=mwem", f"data_root={data}"], tmp_path, capsys)
+    assert "MWEM" in err and "7.32e+11" in err and "algo=pmwpub" in err
+    err = _refused(["dataset=adult", "public=biased", "public.delta=0.9", f"data_root={data}"],
+                   tmp_path, capsys)
+    assert "outside [0, 1]" in err
+    err = _refused(["dataset=adult", "workload.k=14", f"data_root={data}"], tmp_path, capsys)
+    assert "1..13" in err
+
+
+@pytest.mark.parametrize("argv", [["nope=1"], ["-m", "algo=pmwpub,mwem", "T=5,0"]])
+def test_real_process_exit_code_and_no_traceback(argv, tmp_path):
+    out = tmp_path / "out"
+    proc = run_cli(*argv, f"results_dir={out}")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not out.exists()
+
+
+def test_sweep_expansion_is_the_cartesian_product():
+    jobs = cli.job_overrides(["-m", "algo=pmwpub,mwem", "eps=0.1,1", "T=range(1,4)", "runs=2"])
+    assert len(jobs) == 2 * 2 * 3
+    assert ["algo=mwem", "eps=1", "T=3", "runs=2"] in jobs
+    assert cli.job_overrides(["eps=0.5"]) == [["eps=0.5"]]
