@@ -179,8 +179,9 @@ def report_noisy_max(scores, eps: float, sensitivity: float, rng: np.random.Gene
     """Report-noisy-max with Laplace noise of scale 2Δ/ε: argmax_j (s_j + Lap(2Δ/ε)).
 
     Dwork & Roth 2014 (Claim 3.9) prove ε-DP with Lap(Δ/ε) for monotone scores such as counts;
-    scale 2Δ/ε makes it ε-DP for arbitrary sensitivity-Δ scores (McKenna & Sheldon 2020, §2), the
-    setting of every caller here (scores like |q(A) − q(D)| are not monotone in the data).
+    scale 2Δ/ε is the calibration for arbitrary sensitivity-Δ scores (the baseline compared in
+    McKenna & Sheldon 2020 and Ding et al. 2021), the setting of every caller here: scores like
+    |q(A) − q(D)| are not monotone in the data.
     """
     scores, best = score_vector(scores)
     scale = _scale(eps, sensitivity)
