@@ -242,3 +242,21 @@ def test_bad_input_raises_one_line_error(call, error):
     with pytest.raises(error) as err:
         call(np.random.default_rng(0))
     assert "\n" not in str(err.value) and ";" in str(err.value)
+
+
+@pytest.mark.parametrize("mechanism, exact_law", [
+    (permute_and_flip, permute_and_flip_probabilities),
+    (exponential_mechanism, exponential_mechanism_probabilities),
+], ids=["pf", "em"])
+def test_default_path_at_pmwpub_scale(mechanism, exact_law):
+    """ADULT-like setting (ε0 = 0.012, Δ = 1/43944, scores on [0, 0.3]) on 3000 candidates: the
+    pilot-chosen cut and the tail survivors are exercised; candidates are grouped by score rank."""
+    rng = np.random.default_rng(18)
+    scores = rng.uniform(0.0, 0.3, 3000)
+    eps0, delta = 0.012, 1 / 43944
+    exact = exact_law(scores, eps0, delta)
+    draw_rng = np.random.default_rng(19)
+    picks = np.array([mechanism(scores, eps0, delta, draw_rng) for _ in range(4000)])
+    group = np.minimum(np.argsort(np.argsort(-scores)) // 10, 30)  # 30 top groups + the rest
+    counts = np.bincount(group[picks], minlength=31)
+    assert chi_square_pvalue(counts, np.bincount(group, weights=exact, minlength=31)) > ALPHA
