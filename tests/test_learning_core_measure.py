@@ -58,8 +58,8 @@ def test_records_resume_without_rerunning(tmp_path):
 
 
 def test_parallel_matches_serial():
-    a = success_rate(noisy, 20, 0.1, 0.05, trials=40, seed=9, n_jobs=1)
-    b = success_rate(noisy, 20, 0.1, 0.05, trials=40, seed=9, n_jobs=2)
+    a = success_rate(noisy, 20, 0.1, 0.05, trials=12, seed=9, n_jobs=1)
+    b = success_rate(noisy, 20, 0.1, 0.05, trials=12, seed=9, n_jobs=2)
     assert a.successes == b.successes
 
 

@@ -46,24 +46,26 @@ def _just_above(xs: np.ndarray) -> np.ndarray:
 
 
 def cover_radius(cls: ConceptClass, T_pub, cover: np.ndarray, dist) -> float:
-    """max_{h ∈ H} dis(h, Project(h); D) for the cover built by ``cls.cover(T_pub)``.
-
-    Thresholds: max_i e_i.  Intervals [a, b): a, b in different gaps i < j give e_i + e_j
-    (independent suprema), a, b in the same gap give the all-zero pattern, i.e. D([a,b)) ≤ g_i.
-    """
+    """max_{h ∈ H} dis(h, Project(h); D) for the cover built by ``cls.cover(T_pub)``."""
     if isinstance(cls, Thresholds):
         e, _ = gap_masses(T_pub, cover[:, 0], dist)
         return float(e.max())
     if isinstance(cls, Intervals):
-        e, g = gap_masses(T_pub, _interval_reps(cover), dist)
-        top = np.sort(e)[-2:]
-        return float(max(top.sum() if len(e) > 1 else 0.0, g.max()))
+        reps = np.append(np.unique(cover[:-1, 0]), cover[:-1, 1].max())  # pairs are (r_i, r_j), i < j
+        return interval_radius(T_pub, reps, dist)
     raise TypeError(f"cover_radius supports Thresholds and Intervals, got {type(cls).__name__}; use those classes")
 
 
-def _interval_reps(cover: np.ndarray) -> np.ndarray:
-    """Gap representatives r_0 < … < r_m̂ of an ``Intervals.cover`` (pairs (r_i, r_j), i < j, then [r_0, r_0))."""
-    return np.append(np.unique(cover[:-1, 0]), cover[:-1, 1].max())
+def interval_radius(T_pub, reps: np.ndarray, dist) -> float:
+    """Radius of the interval cover {[r_i, r_j) : i < j} ∪ {∅} given the gap representatives r_0 < … < r_m̂.
+
+    [a, b) with a, b in different gaps i < j projects to [r_i, r_j): dis = e_i + e_j (independent
+    suprema); a, b in the same gap give the all-zero pattern, projected to ∅: dis = D([a,b)) ≤ g_i.
+    O(m̂ log m̂): the cover's m̂(m̂+1)/2 pairs are never built.
+    """
+    e, g = gap_masses(T_pub, reps, dist)
+    top = np.sort(e)[-2:]
+    return float(max(top.sum() if len(e) > 1 else 0.0, g.max()))
 
 
 # ---------------------------------------------------------------- ASSPP (Alg. 1)

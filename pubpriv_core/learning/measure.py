@@ -104,7 +104,13 @@ def _run_block(trial_fn: TrialFn, n: int, seed: int, indices) -> list:
     out = []
     for i in indices:
         value = trial_fn(int(n), np.random.default_rng(np.random.SeedSequence([int(seed), int(i), int(n)])))
-        out.append(bool(value) if isinstance(value, (bool, np.bool_)) else float(value))
+        if isinstance(value, (bool, np.bool_)):
+            value = bool(value)
+        elif np.ndim(value) == 0:
+            value = float(value)
+        else:  # several measurements of one trial (JSON-serialisable list of floats)
+            value = [float(v) for v in value]
+        out.append(value)
     return out
 
 
@@ -113,7 +119,8 @@ def _successes(values: list, alpha: float) -> int:
 
 
 def run_trials(trial_fn: TrialFn, n: int, indices, *, seed: int = 0, n_jobs: int = 1) -> list:
-    """Outputs of trials ``indices`` at size n, split into ≈ 2·n_jobs parallel blocks."""
+    """Outputs of trials ``indices`` at size n (bool, float or a list of floats per trial),
+    split into ≈ 2·n_jobs parallel joblib blocks; trial i uses SeedSequence([seed, i, n])."""
     indices = list(indices)
     if n_jobs == 1 or len(indices) < 2:
         return _run_block(trial_fn, n, seed, indices)
