@@ -1,4 +1,5 @@
 """Shared helpers of the runner tests (not a test module)."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -31,3 +32,12 @@ def run_cli(*args: str, data: Path | None = None, timeout: float = 300) -> subpr
         env["PUBPRIV_DATA"] = str(data)
     return subprocess.run([sys.executable, "run.py", *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def load_script(name: str):
+    """Import ``scripts/<name>.py`` as a module (``scripts/`` is not an installed package)."""
+    spec = importlib.util.spec_from_file_location(f"pubpriv_script_{name}",
+                                                  REPO / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -4,8 +4,13 @@ import pandas as pd
 import pytest
 
 from experiments.store import ResultsStore
-from scripts.collect import COLUMNS, collect, flatten, main as collect_main
-from scripts.plot_errors import apply_filters, line_columns, main as plot_main, summarise
+from runner_helpers import load_script
+
+_collect, _plot = load_script("collect"), load_script("plot_errors")
+COLUMNS, collect, flatten, collect_main = (_collect.COLUMNS, _collect.collect, _collect.flatten,
+                                           _collect.main)
+apply_filters, line_columns, summarise, plot_main = (_plot.apply_filters, _plot.line_columns,
+                                                     _plot.summarise, _plot.main)
 
 
 def _record(algo, eps, run, err, **extra):

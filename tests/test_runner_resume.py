@@ -9,8 +9,10 @@ import time
 
 import pandas as pd
 
-from runner_helpers import REPO
-from scripts.collect import COLUMNS, main as collect_main
+from runner_helpers import REPO, load_script
+
+_collect = load_script("collect")
+COLUMNS, collect_main = _collect.COLUMNS, _collect.main
 
 SWEEP = ["-m", "algo=pmwpub,mwem", "eps=0.1,1", "runs=2"]
 
