@@ -26,6 +26,7 @@ from experiments.theory import register  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.learning import FiniteDistribution, RecordStore, empirical_sample_complexity, success_curve  # noqa: E402
 from pubpriv_core.learning import beimel2014 as B  # noqa: E402
+from pubpriv_core.learning.audit import exact_audit  # noqa: E402
 
 
 # ------------------------------------------------------------------ trials (module level: picklable)
@@ -158,6 +159,32 @@ def release_bounds(cfg) -> pd.DataFrame:
                                      for bid in ["beimel2014.thm7.2", "beimel2014.thm7.1", "beimel2014.laplace_histogram"]}})
 
 
+# ------------------------------------------------------------------ exact DP audits
+def _split(db):
+    return np.array([e[0] for e in db]), np.array([e[1] for e in db], dtype=bool)
+
+
+def audit_table(cfg) -> pd.DataFrame:
+    """Exact max privacy-loss over all neighbouring databases of size m on tiny domains."""
+    a = cfg.audit
+    lab = lambda T: [(x, y) for x in range(T) for y in (0, 1)]  # noqa: E731
+    sel3 = B.lemma4_4_rate(a.eps) * a.alpha / 4
+    cases = [
+        ("point ExpMech (Lemma 3.4)", a.eps, lambda db: B.point_em_probabilities(*_split(db), 4, a.eps), lab(4), 3),
+        ("interval ExpMech", a.eps, lambda db: B.interval_em_probabilities(*_split(db), 3, a.eps), lab(3), 3),
+        ("A2 (Claim 4.3)", B.LN4, lambda db: B.a2_output_distribution(*_split(db), 3, a.alpha, a.alpha / 4), lab(3), 4),
+        ("A3 = Lemma 4.4(A2)", a.eps, lambda db: B.a2_output_distribution(*_split(db), 3, a.alpha, sel3), lab(3), 4),
+        ("BLR (n_hat=3)", a.eps, lambda db: B.blr_probabilities(np.array(db), 3, 3, a.eps)[1], [0, 1, 2], 3),
+    ]
+    rows = []
+    for name, claimed, law, alphabet, m in cases:
+        res = exact_audit(law, alphabet, m)
+        rows.append({"mechanism": name, "claimed_eps": claimed, "measured_max_log_ratio": res.eps_max,
+                     "neighbouring_pairs": res.pairs, "m": m, "passes": res.passes(claimed)})
+        print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+
 # ------------------------------------------------------------------ figures
 _STYLE = {"proper": ("C0", "o"), "representation": ("C1", "s"), "improper": ("C2", "^"), "nonprivate": ("C7", "x")}
 
@@ -167,9 +194,11 @@ def plot_point(out: Path, nstar: pd.DataFrame, bounds: pd.DataFrame, cfg) -> Non
     for learner, g in nstar.groupby("learner"):
         c, mk = _STYLE[learner]
         ax.plot(g.d, g.n_star, marker=mk, color=c, label=f"n* {learner} (measured)")
-    for bid, ls in [("beimel2014.cor3.8", ":"), ("beimel2014.lemma3.9", "--"), ("beimel2014.lemma3.4.exact", "-."),
-                    ("beimel2014.thm4.2.derived", (0, (5, 1))), ("beimel2014.claim4.5", (0, (1, 3)))]:
-        ax.plot(bounds.d, bounds[bid], ls=ls, color="k", alpha=0.6, lw=1, label=bid)
+    for bid, ls, what in [("beimel2014.cor3.8", ":", "proper LB"), ("beimel2014.lemma3.9", "--", "proper LB"),
+                          ("beimel2014.lemma3.4.exact", "-.", "exact n* of proper ExpMech"),
+                          ("beimel2014.thm4.2.derived", (0, (5, 1)), "representation UB, derived"),
+                          ("beimel2014.claim4.5", (0, (1, 3)), "boosted A3 UB")]:
+        ax.plot(bounds.d, bounds[bid], ls=ls, color="k", alpha=0.6, lw=1, label=f"{bid} ({what})")
     ax.set(yscale="log", xlabel="d  (T = 2^d)", ylabel="samples",
            title=f"POINT_d: proper vs improper (α={cfg.alpha}, β={cfg.beta}, ε={cfg.eps})")
     ax.legend(fontsize=7, ncol=2)
@@ -247,6 +276,8 @@ def run(cfg) -> None:
         table = interval_sweep(cfg, store)
         table.to_csv(out / "interval_nstar.csv", index=False)
         plot_interval(out, table)
+    if "audit" in parts:
+        audit_table(cfg).to_csv(out / "audits.csv", index=False)
     if "release" in parts:
         table, bounds = release_sweep(cfg, store), release_bounds(cfg)
         table.to_csv(out / "release_nstar.csv", index=False)
