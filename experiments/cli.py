@@ -1,6 +1,7 @@
 """Command-line front of ``run.py``: check every job of a (multi)run before Hydra starts any.
 
-``python run.py [-m] key=value ...`` first expands the command line's sweeps the way Hydra's basic
+``python run.py experiment=theory_<paper> ...`` is handed to the theory runner
+(:mod:`experiments.theory`). Otherwise ``python run.py [-m] key=value ...`` first expands the command line's sweeps the way Hydra's basic
 sweeper does (the Cartesian product of the comma-separated / ``range`` values), composes each
 job's config with Hydra's compose API against the structured schemas, and runs
 :func:`experiments.checks.check_config` on it. The first problem — a Hydra composition error (unknown
@@ -128,6 +129,10 @@ def fail(message: str) -> None:
 def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> None:
     """Check all jobs of ``argv`` (default ``sys.argv[1:]``), then launch ``hydra_app``."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if any(a.startswith("experiment=theory_") for a in argv):
+        from experiments.theory import main as theory_main  # the theory papers' own runner
+        theory_main([a for a in argv if a not in _MULTIRUN])
+        return
     register_configs()
     pooch.get_logger().setLevel(logging.WARNING)  # one error line, no "Downloading ..." notice
     if not any(a.split("=")[0] in _PASS_THROUGH for a in argv):

@@ -27,13 +27,16 @@ COLUMNS = ["algo", "dataset", "public", "eps", "delta", "rho", "T", "k", "worklo
            "public_fraction"]
 _NESTED = {"options": "opt_", "dataset_options": "dataset_", "public_options": "public_",
            "trace": "trace_"}
+#: public options already present as top-level columns (delta → delta_bias, fraction → public_fraction).
+_PUBLIC_TOP_LEVEL = ("delta", "fraction")
 
 
 def flatten(record: dict[str, Any]) -> dict[str, Any]:
     """A record as one flat row (the full ``config`` copy is left out)."""
     row = {k: v for k, v in record.items() if k not in _NESTED and k != "config"}
     for key, prefix in _NESTED.items():
-        row.update({prefix + name: value for name, value in record.get(key, {}).items()})
+        row.update({prefix + name: value for name, value in record.get(key, {}).items()
+                    if not (key == "public_options" and name in _PUBLIC_TOP_LEVEL)})
     return row
 
 

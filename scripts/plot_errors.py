@@ -7,7 +7,7 @@ One line per configuration other than ε — algorithm, public source and every 
 varies in the (filtered) table — with the mean over runs and a band of ± one standard error
 (sample std / sqrt(runs)), on a log x-axis (the layout of Liu et al. 2021, Figs. 1–3). The legend
 names only the settings that differ between lines; settings that are irrelevant to an algorithm
-(the public source of MWEM and DualQuery) are dropped from its label.
+(the public source of MWEM and DualQuery) are dropped, and such an algorithm is drawn once.
 """
 from __future__ import annotations
 
@@ -30,14 +30,31 @@ _PUBLIC_COLUMNS = ("public", "delta_bias", "public_fraction")
 
 def line_columns(table: pd.DataFrame) -> list[str]:
     """Configuration columns (other than ε) that take more than one value in ``table``."""
-    candidates = CONFIG_COLUMNS + sorted(c for c in table.columns
-                                         if c.startswith(_OPTION_PREFIXES))
+    candidates = dict.fromkeys(CONFIG_COLUMNS + sorted(c for c in table.columns
+                                                       if c.startswith(_OPTION_PREFIXES)))
     return [c for c in candidates if c in table.columns
             and table[c].astype(str).nunique(dropna=False) > 1]
 
 
+def ignore_unused_public(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows of algorithms that ignore the public source (``uses_public`` false: MWEM,
+    DualQuery) lose their public settings and are drawn once per (config, seed, run): the first
+    such row is kept, so a sweep over public sources does not multiply their lines or runs."""
+    if "uses_public" not in table.columns:
+        return table
+    unused = ~table["uses_public"].astype(bool)
+    public_cols = [c for c in table.columns if c.startswith(_PUBLIC_COLUMNS)]
+    table = table.astype({c: str for c in public_cols})
+    table.loc[unused, public_cols] = "-"
+    keys = [c for c in line_columns(table) if c != "eps"] + ["eps", "seed", "run"]
+    keys = [c for c in dict.fromkeys(keys) if c in table.columns]
+    blank = table.loc[unused].astype({c: str for c in keys}).duplicated(subset=keys)
+    return table.drop(index=blank[blank].index)
+
+
 def summarise(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Mean, standard error and run count of ``metric`` per (line, ε)."""
+    table = ignore_unused_public(table)
     keys = line_columns(table)
     frame = table.assign(**{c: table[c].astype(str) for c in keys})
     grouped = frame.groupby(keys + ["eps"], dropna=False)[metric]
@@ -46,15 +63,21 @@ def summarise(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     return out
 
 
-def label(row: pd.Series, keys: list[str], uses_public: dict[str, bool]) -> str:
-    parts = []
-    for key in keys:
-        if key == "algo":
-            continue
-        if key.startswith(_PUBLIC_COLUMNS) and not uses_public.get(row.get("algo"), True):
-            continue
-        parts.append(f"{key}={row[key]}")
-    head = str(row.get("algo", ""))
+def varying_within_algo(summary: pd.DataFrame, keys: list[str]) -> dict[str, set]:
+    """For each key, the algorithms among whose lines it takes more than one value."""
+    if "algo" not in keys:
+        return {k: {None} for k in keys}
+    return {k: {a for a, part in summary.groupby("algo") if part[k].nunique() > 1}
+            for k in keys if k != "algo"}
+
+
+def label(row: pd.Series, varying: dict[str, set], uses_public: dict[str, bool]) -> str:
+    """The algorithm, then the settings that tell its lines apart (public ones only if used)."""
+    algo = row.get("algo")
+    parts = [f"{key}={row[key]}" for key, algos in varying.items()
+             if (algo if "algo" in row else None) in algos and row[key] != "nan"
+             and not (key.startswith(_PUBLIC_COLUMNS) and not uses_public.get(algo, True))]
+    head = str(algo) if algo is not None else ""
     return f"{head} ({', '.join(parts)})" if parts else head
 
 
@@ -67,12 +90,12 @@ def plot(table: pd.DataFrame, metric: str, title: str | None = None):
     keys = [c for c in summary.columns if c not in ("eps", "mean", "std", "runs", "se")]
     uses_public = (table.groupby("algo")["uses_public"].first().astype(bool).to_dict()
                    if "uses_public" in table.columns else {})
+    varying = varying_within_algo(summary, keys)
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     lines = summary.groupby(keys, dropna=False, sort=True) if keys else [((), summary)]
     for _, part in lines:
         part = part.sort_values("eps")
-        first = part.iloc[0]
-        text = label(first, keys, uses_public) if keys else str(table["algo"].iloc[0])
+        text = label(part.iloc[0], varying, uses_public) if keys else str(table["algo"].iloc[0])
         ax.plot(part["eps"], part["mean"], marker="o", ms=3, label=text)
         ax.fill_between(part["eps"], part["mean"] - part["se"], part["mean"] + part["se"],
                         alpha=0.2)
@@ -81,7 +104,7 @@ def plot(table: pd.DataFrame, metric: str, title: str | None = None):
     ax.set_ylabel(metric.replace("_", " "))
     ax.set_title(title or f"{metric.replace('_', ' ')} vs ε (mean ± 1 SE over runs)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     return fig
 

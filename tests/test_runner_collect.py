@@ -74,3 +74,12 @@ def test_plot_writes_an_image(tmp_path):
     collect_main([str(tmp_path), "-o", str(tmp_path / "all.csv")])
     assert plot_main([str(tmp_path / "all.csv"), "-o", str(tmp_path / "fig.png")]) == 0
     assert (tmp_path / "fig.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_algorithms_ignoring_the_public_source_are_drawn_once():
+    rows = [_record(algo, 1.0, run, 0.1 * run + (algo == "mwem"), delta_bias=bias)
+            for algo in ("pmwpub", "mwem") for bias in (0.0, 0.3) for run in range(2)]
+    table = pd.DataFrame([flatten(r) for r in rows])
+    summary = summarise(table, "max_error").set_index(["algo", "delta_bias"])
+    assert summary.loc[("mwem", "-"), "runs"] == 2  # not 4: one sweep over Δ, not two
+    assert summary.loc[("pmwpub", "0.3"), "runs"] == 2 and len(summary) == 3
