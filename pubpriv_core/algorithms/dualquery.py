@@ -126,33 +126,49 @@ def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     the harness's ``T`` is not used (DualQuery's round count is set by its privacy calibration).
     """
     generator(rng)
-    rounds = calibrate_rounds(eps, delta, problem.n, eta, samples)
-    if rounds < 2:
-        raise ValueError(f"DualQuery fits only {rounds} round at eps={eps}, eta={eta}, "
-                         f"samples={samples}, n={problem.n}; use a larger eps or smaller eta/samples")
-    if max_T is not None:
-        rounds = min(rounds, count("max_T", max_T, "pass a cap of at least 2 rounds"))
-        if rounds < 2:
-            raise ValueError("max_T must be >= 2 for DualQuery; round 1 alone releases no data")
-    workload = problem.workload
-    player = QueryPlayer(problem.true_answers, eta)
-    oracle = BestResponse(workload)
-    records = np.empty((rounds, len(workload.domain)), dtype=np.int64)
-    round_s = np.empty(rounds)
+    calibrated = calibrate_rounds(eps, delta, problem.n, eta, samples)
+    rounds = _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, "
+                                               f"n={problem.n}")
+    player, oracle = QueryPlayer(problem.true_answers, eta), BestResponse(problem.workload)
     start = time.perf_counter()
-    for t in range(rounds):
-        tick = time.perf_counter()
-        cells, weights = net_cell_weights(player.sample(samples, rng), player.num_queries)
-        records[t] = oracle.solve(cells, weights, rng)
-        player.update(workload.cell_ids(records[t:t + 1])[0])
-        round_s[t] = time.perf_counter() - tick
+    records, round_s, oracle_s = _play(player, oracle, samples, rounds, rng)
     weights = np.full(rounds, 1.0 / rounds)
-    answers = answer_records(workload, records, weights)
+    answers = answer_records(problem.workload, records, weights)
     runtime = time.perf_counter() - start
     rho = dualquery_rho(eta, samples, rounds, problem.n)
-    trace = {"rounds": rounds, "eta": eta, "samples": samples, "round_s": round_s,
-             "eps_zcdp": eps_from_rho(rho, delta),
+    trace = {"rounds": rounds, "calibrated_rounds": calibrated, "eta": eta, "samples": samples,
+             "round_s": round_s, "oracle_s": oracle_s, "eps_zcdp": eps_from_rho(rho, delta),
              "distinct_records": len(np.unique(records, axis=0))}
     return Release("dualquery", weights=weights, answers=answers, rho=rho,
                    eps=dualquery_epsilon(eta, samples, rounds, problem.n, delta), delta=delta,
                    support=records, trace=trace, runtime_s=runtime, iterations=rounds)
+
+
+def _capped_rounds(calibrated: int, max_T: int | None, setting: str) -> int:
+    """The calibrated round count capped by ``max_T``; fewer than 2 rounds is refused."""
+    if calibrated < 2:
+        raise ValueError(f"DualQuery fits only {calibrated} round at {setting}; "
+                         "use a larger eps or smaller eta/samples")
+    if max_T is None:
+        return calibrated
+    max_T = count("max_T", max_T, "pass a cap of at least 2 rounds")
+    if max_T < 2:
+        raise ValueError("max_T must be >= 2 for DualQuery; round 1 alone releases no data")
+    return min(calibrated, max_T)
+
+
+def _play(player: QueryPlayer, oracle: BestResponse, samples: int, rounds: int,
+          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The game: records x_1..x_T, seconds per round and seconds in the best-response solver."""
+    workload = oracle.workload
+    records = np.empty((rounds, len(workload.domain)), dtype=np.int64)
+    round_s, oracle_s = np.empty(rounds), np.empty(rounds)
+    for t in range(rounds):
+        tick = time.perf_counter()
+        cells, weights = net_cell_weights(player.sample(samples, rng), player.num_queries)
+        solve = time.perf_counter()
+        records[t] = oracle.solve(cells, weights, rng)
+        oracle_s[t] = time.perf_counter() - solve
+        player.update(workload.cell_ids(records[t:t + 1])[0])
+        round_s[t] = time.perf_counter() - tick
+    return records, round_s, oracle_s
