@@ -27,6 +27,8 @@ from pubpriv_core.learning import (FiniteDistribution, Intervals, Mixture01, Rec
                                    empirical_sample_complexity, run_trials)
 from pubpriv_core.learning import alon2019 as A  # noqa: E402
 from pubpriv_core.learning import beimel2014 as B  # noqa: E402
+from pubpriv_core.learning.audit import empirical_epsilon, exact_audit  # noqa: E402
+from pubpriv_core.privacy import eps_from_rho, gaussian_mechanism, gaussian_sigma, permute_and_flip  # noqa: E402
 
 CLASSES = {"thresholds": (Thresholds, 1), "intervals": (Intervals, 2)}
 
@@ -190,10 +192,10 @@ def reduction_sweep(cfg, store) -> pd.DataFrame:
     c = cfg.reduction
     rows = []
     for n_pub in c.n_pub:
-        prem = np.array(_stored_trials(store, f"reduction/premise/n_pub={n_pub}",
+        prem = np.array(_stored_trials(store, f"reduction/premise/t={c.t_star}/n_priv={c.n_priv}/n_pub={n_pub}",
                                        functools.partial(premise_trial, c.n_priv, n_pub, cfg.eps, c.t_star), 0, cfg, c.trials))
         alpha_a = float(np.quantile(prem, 1 - 1 / 18))
-        red = np.array(_stored_trials(store, f"reduction/B/n_pub={n_pub}",
+        red = np.array(_stored_trials(store, f"reduction/B/t={c.t_star}/n_priv={c.n_priv}/n_pub={n_pub}",
                                       functools.partial(reduction_trial, c.n_priv, n_pub, cfg.eps, c.t_star), 1, cfg, c.trials))
         err, early = red[:, 0], red[:, 1] > 0
         guarantee = evaluate("alon2019.lemma4.4.alpha", alpha=alpha_a, n_pub=n_pub).value
@@ -203,6 +205,34 @@ def reduction_sweep(cfg, store) -> pd.DataFrame:
                      "early_exit_rate": float(np.mean(early)), "median_err_D": float(np.median(err)),
                      "trials": c.trials})
         print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ audits
+def audit_table(cfg) -> pd.DataFrame:
+    """Exact audit of ASSPP (fixed public set, all private databases of size 3 on a 5-point grid) and
+    empirical audits of permute-and-flip and the Gaussian mechanism with a mis-calibrated twin."""
+    a = cfg.audit
+    rng = np.random.default_rng(cfg.seed)
+    cls, cover = Thresholds(5), Thresholds(5).cover(np.array([1, 3]))
+    law = lambda db: A.asspp_probabilities(cls, np.array([e[0] for e in db]),  # noqa: E731
+                                           np.array([e[1] for e in db], dtype=bool), cover, a.eps)
+    res = exact_audit(law, [(x, y) for x in range(5) for y in (0, 1)], 3)
+    rows = [{"mechanism": "ASSPP ExpMech over the public cover (exact)", "claimed_eps": a.eps, "delta": 0.0,
+             "measured_eps": res.eps_max, "kind": "exact max log-ratio", "flagged": not res.passes(a.eps)}]
+    for factor in (1.0, 3.0):
+        outs = [np.array([permute_and_flip(s, factor * a.eps, 1.0, rng) for _ in range(a.pf_samples)], float)
+                for s in (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))]
+        eps_hat = empirical_epsilon(*outs, np.array([0.5, 1.5]))
+        rows.append({"mechanism": f"permute_and_flip run at {factor}×ε", "claimed_eps": a.eps, "delta": 0.0,
+                     "measured_eps": eps_hat, "kind": "95% lower bound", "flagged": eps_hat > a.eps})
+    claimed = eps_from_rho(a.rho, a.delta)
+    for factor in (1.0, 1 / 3):
+        sigma = gaussian_sigma(a.rho, 1.0) * factor
+        outs = [gaussian_mechanism(np.full(a.gauss_samples, v), sigma, rng) for v in (0.0, 1.0)]
+        eps_hat = empirical_epsilon(*outs, np.linspace(-1.0, 2.0, 13), delta=a.delta)
+        rows.append({"mechanism": f"gaussian_mechanism with sigma×{factor:.3g}", "claimed_eps": claimed,
+                     "delta": a.delta, "measured_eps": eps_hat, "kind": "95% lower bound", "flagged": eps_hat > claimed})
     return pd.DataFrame(rows)
 
 
@@ -221,5 +251,7 @@ def run(cfg) -> None:
         table = asspp_sweep(cfg, store)
         table.to_csv(out / "asspp_nstar.csv", index=False)
         plot_asspp(out, table, cfg)
+    if "audit" in parts:
+        audit_table(cfg).to_csv(out / "audits.csv", index=False)
     if "reduction" in parts:
         reduction_sweep(cfg, store).to_csv(out / "reduction_b.csv", index=False)
