@@ -32,6 +32,8 @@ def check_scalars(cfg: dict[str, Any]) -> None:
     _require(cfg["T"] >= 1, f"T must be >= 1, got {cfg['T']}; pass a positive number of rounds")
     _require(cfg["runs"] >= 1, f"runs must be >= 1, got {cfg['runs']}; pass the repetition count")
     _require(cfg["seed"] >= 0, f"seed must be >= 0, got {cfg['seed']}; pass a non-negative seed")
+    _require(cfg["cache_gb"] > 0, f"cache_gb must be > 0, got {cfg['cache_gb']}; pass a memory "
+                                  "budget in GB such as 4")
     _require(cfg["n_jobs"] >= 1 or cfg["n_jobs"] == -1,
              f"n_jobs must be >= 1 or -1 (all cores), got {cfg['n_jobs']}; pass a worker count")
     public = cfg["public"]

@@ -214,7 +214,7 @@ class WorkloadConf:
 class RunConf:
     """Top level. ``delta`` null means 1/n² (n private rows); ``runs`` repetitions, seeded from
     (``seed``, run index); ``n_jobs`` joblib workers over repetitions; ``progress`` null means a
-    bar only on a terminal outside CI."""
+    bar only on a terminal outside CI; ``cache_gb`` bounds the in-process problem cache."""
 
     dataset: DatasetConf = MISSING
     public: PublicConf = MISSING
@@ -230,6 +230,7 @@ class RunConf:
     data_root: Optional[str] = None
     force: bool = False
     progress: Optional[bool] = None
+    cache_gb: float = 4.0
 
 
 SCHEMAS: dict[str, dict[str, Any]] = {

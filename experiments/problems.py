@@ -10,13 +10,14 @@ on the order in which repetitions run.
 Caching. A Hydra multirun with the basic launcher runs its jobs one after another in this process,
 so datasets (via the data layer's cache) and problems — with their true answers and public
 answerer — are kept in an LRU cache keyed explicitly by (dataset, public, workload, seed, run,
-data root) and reused across ε, T and algorithms.
+data root) and reused across ε, T and algorithms. The cache is bounded by memory (``cache_gb``),
+not by count, since one problem takes from kilobytes (synthetic) to ~1 GB (full ACS, W = 4096).
 """
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from contextlib import contextmanager
-from functools import lru_cache
 from typing import Any, Iterator
 
 import numpy as np
@@ -26,8 +27,8 @@ from pubpriv_core.data import load_dataset, public as public_sources
 from pubpriv_core.data.paths import data_root, set_data_root
 from pubpriv_core.queries import MarginalWorkload
 
-#: problems kept per process (an ADULT 3-way W=256 problem holds ≈ 20 MB).
-PROBLEM_CACHE_SIZE = 32
+#: memory budget of the problem cache per process (an ADULT 3-way W=256 problem ≈ 20 MB).
+DEFAULT_CACHE_BYTES = 4 * 2 ** 30
 
 
 def repetition_streams(seed: int, run: int) -> tuple[np.random.Generator, np.random.Generator]:
@@ -56,13 +57,55 @@ def problem_key(cfg: dict[str, Any], run: int) -> str:
     return json.dumps(parts, sort_keys=True)
 
 
+class ProblemCache:
+    """Least-recently-used problems, evicted once their estimated memory exceeds ``max_bytes``
+    (the newest problem is always kept)."""
+
+    def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES):
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[str, tuple[ReleaseProblem, int]] = OrderedDict()
+
+    def get(self, key: str) -> ReleaseProblem:
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key][0]
+        problem = make_problem(key)
+        self._items[key] = (problem, problem_bytes(problem))
+        while len(self._items) > 1 and self.nbytes > self.max_bytes:
+            self._items.popitem(last=False)
+        return problem
+
+    @property
+    def nbytes(self) -> int:
+        return sum(size for _, size in self._items.values())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def problem_bytes(problem: ReleaseProblem) -> int:
+    """Memory of a problem once its true answers and public answerer exist: records, answers,
+    the (|X̂|, W) int32 cell-id table and the CSR incidence matrix (8 + 4 bytes per entry)."""
+    entries = problem.support_size * problem.workload.num_marginals
+    return (problem.private.records.nbytes + 12 * problem.workload.num_queries
+            + 16 * entries + problem.support_size * len(problem.private.domain) * 8)
+
+
+_CACHE = ProblemCache()
+
+
+def set_cache_budget(gigabytes: float) -> None:
+    """Memory budget of this process's problem cache (the runner passes ``cache_gb``)."""
+    _CACHE.max_bytes = int(gigabytes * 2 ** 30)
+
+
 def build_problem(cfg: dict[str, Any], run: int) -> ReleaseProblem:
     """The problem of repetition ``run`` of ``cfg`` (a resolved plain-dict run config)."""
-    return _cached_problem(problem_key(cfg, run))
+    return _CACHE.get(problem_key(cfg, run))
 
 
-@lru_cache(maxsize=PROBLEM_CACHE_SIZE)
-def _cached_problem(key: str) -> ReleaseProblem:
+def make_problem(key: str) -> ReleaseProblem:
+    """Build the problem named by a :func:`problem_key` (no caching)."""
     parts = json.loads(key)
     data_rng, _ = repetition_streams(parts["seed"], parts["run"])
     private, source = split(parts["dataset"], parts["public"], data_rng)

@@ -22,7 +22,8 @@ from tqdm import tqdm
 
 import pubpriv_core
 from experiments.checks import check_config
-from experiments.problems import build_problem, data_context, repetition_streams
+from experiments.problems import (build_problem, data_context, repetition_streams,
+                                  set_cache_budget)
 from experiments.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
 from pubpriv_core.algorithms import run_algorithm
 from pubpriv_core.privacy import default_delta
@@ -36,6 +37,7 @@ USES_PUBLIC = {"pmwpub": True, "public_only": True, "best_mixture": True, "mwem"
 
 def run_config(cfg: dict[str, Any], *, check: bool = True) -> list[dict[str, Any]]:
     """Run every missing repetition of ``cfg``; return the records of all ``cfg.runs`` reps."""
+    set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]):
         if check:
             check_config(cfg)
@@ -74,6 +76,7 @@ def show_progress(setting: bool | None) -> bool:
 
 def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any]:
     """Run repetition ``run`` of ``cfg``, write its record, return it (worker-safe)."""
+    set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
         _, algo_rng = repetition_streams(cfg["seed"], run)

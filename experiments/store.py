@@ -3,7 +3,7 @@
 A record lives at ``<results_dir>/records/<config_hash>/seed<seed>-run<run>.json``. The config hash
 is the SHA-256 (first 16 hex digits) of the canonical JSON of the *experiment* part of the resolved
 config (dataset, public, algo, workload, eps, delta, T) — not of the keys that only say where or
-how fast to run (results_dir, data_root, n_jobs, runs, force, progress) — so raising ``runs``
+how fast to run (results_dir, data_root, n_jobs, runs, force, progress, cache_gb) — so raising ``runs``
 reuses the repetitions already done. The repetition is named by (base seed, run index), from which
 its random streams derive (:mod:`experiments.problems`).
 
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 #: keys of the top-level config that do not change a record's numbers.
-RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "progress")
+RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "progress",
+                "cache_gb")
 RECORD_VERSION = 1
 _TEMP_PREFIX = ".tmp-"
 

@@ -67,3 +67,19 @@ def test_progress_bar_only_on_a_terminal_outside_ci(monkeypatch, setting, tty, c
     else:
         monkeypatch.setenv("CI", ci)
     assert show_progress(setting) is shown
+
+
+def test_problem_cache_evicts_by_memory(tmp_path):
+    from experiments.problems import ProblemCache, problem_bytes, problem_key
+
+    cfg = _config(tmp_path)
+    cache = ProblemCache(max_bytes=1)  # keeps only the newest problem
+    first = cache.get(problem_key(cfg, 0))
+    assert cache.get(problem_key(cfg, 0)) is first and len(cache) == 1
+    cache.get(problem_key(cfg, 1))
+    assert len(cache) == 1 and cache.get(problem_key(cfg, 0)) is not first
+    size = problem_bytes(first)
+    roomy = ProblemCache(max_bytes=2 * size + size // 2)
+    for run in range(4):
+        roomy.get(problem_key(cfg, run))
+    assert len(roomy) == 2 and roomy.nbytes <= roomy.max_bytes

@@ -11,12 +11,12 @@ from experiments.store import ResultsStore, config_hash, experiment_config
 CFG = {"dataset": {"name": "synthetic", "n": 100}, "public": {"kind": "resample"},
        "algo": {"name": "pmwpub"}, "workload": {"k": 3, "size": 8, "seed": 0},
        "eps": 1.0, "delta": None, "T": 10, "runs": 5, "seed": 0, "n_jobs": 1,
-       "results_dir": "a", "data_root": None, "force": False, "progress": None}
+       "results_dir": "a", "data_root": None, "force": False, "progress": None, "cache_gb": 4.0}
 
 
 def test_hash_ignores_runtime_keys_but_not_experiment_keys():
     other_place = dict(CFG, runs=9, seed=3, n_jobs=2, results_dir="b", data_root="/x",
-                       force=True, progress=False, hydra={"run": 1})
+                       force=True, progress=False, cache_gb=1.0, hydra={"run": 1})
     assert config_hash(other_place) == config_hash(CFG)
     assert config_hash(dict(CFG, eps=0.5)) != config_hash(CFG)
     assert config_hash(dict(CFG, workload={"k": 3, "size": 8, "seed": 1})) != config_hash(CFG)
