@@ -1,4 +1,4 @@
-"""DualQuery (Gaboardi et al. 2014; spec liu2021_pmwpub.md §3): calibration, best response, release."""
+"""DualQuery (Gaboardi et al. 2014; spec liu2021_pmwpub.md §3): calibration, oracle, release."""
 from __future__ import annotations
 
 import itertools

@@ -76,7 +76,7 @@ class BestResponse:
 
     def solve(self, cells: np.ndarray, weights: np.ndarray,
               rng: np.random.Generator) -> np.ndarray:
-        """A record x (int64, shape (d,)) maximising Σ weights·φ_cells(x); ``rng`` fills free values."""
+        """A record x (int64, (d,)) maximising Σ weights·φ_cells(x); ``rng`` fills free values."""
         record = rng.integers(0, self.shape)
         if len(cells) == 0:
             return record

@@ -5,7 +5,7 @@ under negation Q ∪ ¬Q (¬q = 1 − q), and a *data player*, who best-responds
 (spec liu2021_pmwpub.md §3):
 
   Q_1 uniform; round t: draw s queries i.i.d. from Q_t,
-  x_t = argmax_{x∈X} Σ_{sampled q} q(x)                (:mod:`~pubpriv_core.algorithms.best_response`),
+  x_t = argmax_{x∈X} Σ_{sampled q} q(x)     (see :mod:`~pubpriv_core.algorithms.best_response`),
   Q_{t+1}(q) ∝ Q_t(q)·exp(η·(q(D̃) − q(x_t))).
 
 The output is the multiset {x_1, …, x_T} as synthetic data.
@@ -34,6 +34,7 @@ from pubpriv_core.queries import answer_records
 
 
 def _check_parameters(eta: float, samples: int, n: int, delta: float) -> tuple:
+    """(η, s, n, δ) validated: η > 0, s and n integers ≥ 1, 0 < δ < 1 (one-line errors)."""
     return (positive("eta", eta, "pass a positive DualQuery learning rate such as 2.0"),
             count("samples", samples, "pass the number of queries drawn per round, e.g. 200"),
             count("n", n, "pass the number of private rows"),
@@ -69,6 +70,7 @@ def calibrate_rounds(eps: float, delta: float, n: int, eta: float, samples: int)
     """
     eps = positive("eps", eps, "pass a positive privacy budget")
     eta, samples, n, delta = _check_parameters(eta, samples, n, delta)
+
     def fits(T: int) -> bool:
         return dualquery_epsilon(eta, samples, T, n, delta) <= eps
 
