@@ -24,7 +24,8 @@ from scipy import stats  # noqa: E402
 
 from experiments.theory import register  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
-from pubpriv_core.learning import FiniteDistribution, RecordStore, empirical_sample_complexity, success_curve  # noqa: E402
+from pubpriv_core.learning import (FiniteDistribution, PointFunctions, RecordStore,  # noqa: E402
+                                   empirical_sample_complexity, run_trials, success_curve)
 from pubpriv_core.learning import beimel2014 as B  # noqa: E402
 from pubpriv_core.learning.audit import exact_audit  # noqa: E402
 
@@ -76,6 +77,38 @@ def release_trial(method: str, d: int, alpha: float, eps: float, n_hat: int, n: 
     return float(np.max(np.abs(B.blr_release(X, T, n_hat, eps, rng) - q))) < alpha
 
 
+def family(d: int, alpha: float, spread: int) -> dict[str, tuple[FiniteDistribution, int]]:
+    """The spec's worst-case family for POINT_d (target i = T/2 + 1): Lemma 3.9's D_i, a point mass
+    on the target, target mass w ∈ {0, α/2, α, 2α} with the rest uniform on ``spread`` other points,
+    and a two-point distribution (1/2 on the target, 1/2 on point 0)."""
+    D, target = hard_point(d, alpha)
+    others = np.array([k for k in range(1, spread + 2) if k != target][:spread]) * (2 ** max(d - 7, 0))
+    out = {"hard_Di": (D, target), "target_only": (FiniteDistribution([target], [1.0]), target),
+           "two_point": (FiniteDistribution([0, target], [0.5, 0.5]), target)}
+    for w in (0.0, alpha / 2, alpha, 2 * alpha):
+        pts, probs = np.append(others, target), np.append(np.full(spread, (1 - w) / spread), w)
+        out[f"spread_w={w:g}"] = (FiniteDistribution(pts[probs > 0], probs[probs > 0]), target)
+    return out
+
+
+def family_trial(learner: str, d: int, alpha: float, beta: float, eps: float, spread: int, name: str,
+                 n: int, rng) -> bool:
+    """One run on a member of :func:`family`; success iff the exact error is < α."""
+    D, target = family(d, alpha, spread)[name]
+    if learner == "improper":
+        h = B.learn_point_boosted(n, functools.partial(_labelled, D, target), alpha, beta, eps, rng)
+        return h.error(target, D) < alpha
+    X, y = _labelled(D, target, n, rng)
+    j = B.learn_point_proper(X, y, 2**d, eps, rng)
+    return float(PointFunctions(2**d).disagreement([j], [target], D)[0]) < alpha
+
+
+def reconstruction_trial(T: int, mu: float, n: int, rng) -> bool:
+    """Thm 5.8: h = c_j with every label flipped w.p. μ (j = T/2); True iff reconstruction fails."""
+    j = T // 2
+    return B.reconstruct_threshold((np.arange(T) < j) ^ (rng.random(T) < mu)) != j
+
+
 # ------------------------------------------------------------------ sweeps
 def _search(fn, cfg, store, key, n_min=1, n_jobs=None):
     res = empirical_sample_complexity(fn, cfg.alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
@@ -97,6 +130,58 @@ def point_sweep(cfg, store) -> pd.DataFrame:
             rows.append({"learner": learner, "d": int(d), "n_star": n_star})
             print(f"point {learner:15s} d={d:3d} n*={n_star}", flush=True)
     return pd.DataFrame(rows)
+
+
+def family_sweep(cfg, store) -> pd.DataFrame:
+    """n* per family member; the worst case is the max (``worst_case_sample_complexity`` semantics)."""
+    f = cfg.family
+    rows = []
+    for learner in f.learners:
+        for d in f.d:
+            for name in family(int(d), cfg.alpha, f.spread):
+                fn = functools.partial(family_trial, learner, int(d), cfg.alpha, cfg.beta, cfg.eps, f.spread, name)
+                heavy = learner == "improper"
+                n_star = _search(fn, cfg, store, f"family/{learner}/d={d}/{name}", n_min=f.improper_n_min if heavy else 1,
+                                 n_jobs=cfg.n_jobs_heavy if heavy else cfg.n_jobs)
+                rows.append({"learner": learner, "d": int(d), "distribution": name, "n_star": n_star})
+                print(f"family {learner} d={d} {name} n*={n_star}", flush=True)
+    table = pd.DataFrame(rows)
+    table["worst_case"] = table.groupby(["learner", "d"]).n_star.transform("max") == table.n_star
+    return table
+
+
+def reconstruction_table(cfg, store) -> pd.DataFrame:
+    """Failure rate of Thm 5.8's reconstruction vs μ, next to 1 − (1 − 2μ)² (random walk), the spec's
+    Catalan bound 2(μ + μ/(1 − μ)) and the paper's 8μ."""
+    c = cfg.reconstruction
+    rows = []
+    for mu in c.mu:
+        key = f"reconstruction/T={c.T}/mu={mu}"
+        rec = store.get(key)
+        if rec is None or rec["trials_requested"] != c.trials:
+            values = run_trials(functools.partial(reconstruction_trial, int(c.T), float(mu)), int(c.T),
+                                range(c.trials), seed=cfg.seed, n_jobs=cfg.n_jobs)
+            rec = {"key": key, "seed": cfg.seed, "trials_requested": c.trials, "values": values}
+            store.put(key, rec)
+        rate = float(np.mean(rec["values"]))
+        rows.append({"mu": mu, "T": c.T, "trials": c.trials, "failure_rate": rate,
+                     "exact_random_walk": 1 - (1 - 2 * mu) ** 2, "catalan_bound": 2 * (mu + mu / (1 - mu)),
+                     "paper_8mu": 8 * mu})
+    return pd.DataFrame(rows)
+
+
+def plot_reconstruction(out: Path, table: pd.DataFrame) -> None:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    se = np.sqrt(table.failure_rate * (1 - table.failure_rate) / table.trials)
+    ax.errorbar(table.mu, table.failure_rate, yerr=2 * se, fmt="o", label="measured failure rate")
+    ax.plot(table.mu, table.exact_random_walk, "-", label="1 − (1 − 2μ)² (random walk, exact for T → ∞)")
+    ax.plot(table.mu, table.catalan_bound, "--", color="k", lw=1, label="2(μ + μ/(1 − μ)) (Catalan sum)")
+    ax.plot(table.mu, table.paper_8mu, ":", color="k", lw=1, label="8μ (Thm 5.8 proof)")
+    ax.set(xlabel="noise rate μ", ylabel="P[reconstruction fails]", title="Thm 5.8: recovering c* from a noisy h")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "reconstruction.png", dpi=130)
+    plt.close(fig)
 
 
 def point_bounds(cfg) -> pd.DataFrame:
@@ -276,6 +361,12 @@ def run(cfg) -> None:
         table = interval_sweep(cfg, store)
         table.to_csv(out / "interval_nstar.csv", index=False)
         plot_interval(out, table)
+    if "family" in parts:
+        family_sweep(cfg, store).to_csv(out / "family_nstar.csv", index=False)
+    if "reconstruction" in parts:
+        table = reconstruction_table(cfg, store)
+        table.to_csv(out / "reconstruction.csv", index=False)
+        plot_reconstruction(out, table)
     if "audit" in parts:
         audit_table(cfg).to_csv(out / "audits.csv", index=False)
     if "release" in parts:

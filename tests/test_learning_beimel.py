@@ -168,3 +168,21 @@ def test_fresh_representation_shortcut_matches_hashed_learner():
     p, q = np.mean(hashed), np.mean(fresh)
     assert 0.2 < q < 0.95  # informative regime
     assert abs(p - q) < 4 * math.sqrt(q * (1 - q) / 100)
+
+
+def test_reconstruction_recovers_clean_threshold_and_fails_on_ties():
+    T = 16
+    for t in [0, 5, 16]:
+        assert B.reconstruct_threshold(np.arange(T) < t) == t
+    h = np.arange(T) < 5
+    h[6] = True  # one dirty point just after the switch: mismatch(5) = mismatch(7) = 1
+    assert B.reconstruct_threshold(h) is None
+
+
+def test_reconstruction_failure_rate_matches_random_walk():
+    # one side fails iff a walk with up-probability μ ever reaches 0: P = 2μ; two sides: 1 − (1 − 2μ)²
+    rng = np.random.default_rng(10)
+    mu, T, j, R = 0.05, 400, 200, 3000
+    fails = sum(B.reconstruct_threshold((np.arange(T) < j) ^ (rng.random(T) < mu)) != j for _ in range(R))
+    exact = 1 - (1 - 2 * mu) ** 2
+    assert abs(fails / R - exact) < 4 * math.sqrt(exact * (1 - exact) / R)

@@ -151,6 +151,20 @@ def interval_em_probabilities(X, y, T: int, eps: float) -> np.ndarray:
     return exponential_mechanism_probabilities(-np.repeat(err, sizes).astype(float), eps, 1.0)
 
 
+def reconstruct_threshold(h) -> int | None:
+    """Thm 5.8's reconstruction: the unique argmin over t ∈ {0..T} of
+    mismatch(t, h) = #{x < t : h(x) = 0} + #{x ≥ t : h(x) = 1} (prefix sums), or None (FAIL) on a tie.
+
+    ``h`` is the (T,) 0/1 table of an independent-noise hypothesis; O(T).
+    """
+    h = np.asarray(h, dtype=bool)
+    zeros_before = np.concatenate([[0], np.cumsum(~h)])
+    ones_from = h.sum() - np.concatenate([[0], np.cumsum(h)])
+    mismatch = zeros_before + ones_from
+    best = np.flatnonzero(mismatch == mismatch.min())
+    return int(best[0]) if len(best) == 1 else None
+
+
 # ---------------------------------------------------------------- representation learner (Sect. 4.1)
 @dataclass(frozen=True)
 class HashRepresentation:
