@@ -97,3 +97,17 @@ def test_error_summary():
     assert errs["max_error"] == pytest.approx(0.3)
     assert errs["mean_error"] == pytest.approx(0.4 / 3)
     assert errs["rmse"] == pytest.approx(np.sqrt(0.1 / 3))
+
+
+def test_present_only_answerer_keeps_the_satisfiable_queries(random_data):
+    wl = MarginalWorkload.random(random_data.domain, 3, size=5, seed=1)
+    support = random_data.records[:40]
+    full = SupportAnswerer(wl, support)
+    compact = SupportAnswerer(wl, support, present_only=True)
+    weights = np.random.default_rng(4).random(len(support))
+    answers = full.answer(weights)
+    np.testing.assert_array_equal(compact.queries, np.flatnonzero(answers > 0))
+    np.testing.assert_allclose(compact.answer(weights), answers[compact.queries])
+    np.testing.assert_allclose(compact.expand(compact.answer(weights)), answers)
+    for own in (0, compact.num_queries // 2, compact.num_queries - 1):
+        np.testing.assert_array_equal(compact.rows_of(own), full.rows_of(int(compact.queries[own])))

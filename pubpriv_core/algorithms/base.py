@@ -13,6 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
+from pubpriv_core.algorithms.multiplicative_weights import Candidates
 from pubpriv_core.data.domain import Dataset
 from pubpriv_core.queries import (MarginalWorkload, SupportAnswerer, answer_dataset, error_summary,
                                   full_domain_records)
@@ -47,12 +48,22 @@ class ReleaseProblem:
     def public_answerer(self) -> SupportAnswerer:
         if self.public_support is None:
             raise ValueError("this algorithm needs a public source; set public=... in the config")
-        return SupportAnswerer(self.workload, self.public_support)
+        return SupportAnswerer(self.workload, self.public_support, present_only=True)
 
     @cached_property
     def domain_answerer(self) -> SupportAnswerer:
         """Answerer over the whole domain X (MWEM); callers check |X| first."""
         return SupportAnswerer(self.workload, full_domain_records(self.private.domain.shape))
+
+    @cached_property
+    def public_candidates(self) -> Candidates:
+        """Selection candidates of PMW^Pub (present queries live, absent ones tied by value)."""
+        return Candidates(self.public_answerer, self.true_answers)
+
+    @cached_property
+    def domain_candidates(self) -> Candidates:
+        """Selection candidates of MWEM (every query is present on the full domain)."""
+        return Candidates(self.domain_answerer, self.true_answers)
 
     @property
     def support_size(self) -> int:

@@ -17,7 +17,8 @@ def run_public_only(problem: ReleaseProblem, eps: float, delta: float, T: int,
     """Release A_0 unchanged; ``eps``, ``T`` and ``rng`` are ignored (no privacy is spent)."""
     start = time.perf_counter()
     weights = problem.public_weights
-    answers = problem.public_answerer.answer(weights)
+    answerer = problem.public_answerer
+    answers = answerer.expand(answerer.answer(weights))
     return Release("public_only", weights=weights, answers=answers, rho=0.0, eps=0.0,
                    delta=delta, support=problem.public_support,
                    runtime_s=time.perf_counter() - start)

@@ -34,16 +34,13 @@ DEFAULT_LP_MAX_NONZEROS = 50_000_000
 def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
                     max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS) -> tuple[float, np.ndarray]:
     """Exact f(X̂) and an optimal μ by the LP of Definition 4.1 (HiGHS)."""
-    present = answerer.present_queries()
-    absent = np.ones(true_answers.size, dtype=bool)
-    absent[present] = False
-    floor = float(true_answers[absent].max()) if absent.any() else 0.0
+    present, floor = _split(answerer, true_answers)
     n_support = answerer.size
     nonzeros = 2 * n_support * answerer.workload.num_marginals
     if nonzeros > max_nonzeros:
         raise ValueError(f"the best-mixture LP would have {nonzeros} non-zeros (> {max_nonzeros});"
                          " use method=mw or raise lp_max_nonzeros")
-    incidence = answerer.incidence(present)
+    incidence = answerer.incidence(np.arange(answerer.num_queries))
     ones = sp.csr_matrix(np.ones((present.size, 1)))
     # rows:  Mμ − t ≤ a  and  −Mμ − t ≤ −a  over the present cells; variables (μ, t).
     a_ub = sp.vstack([sp.hstack([incidence, -ones]), sp.hstack([-incidence, -ones])]).tocsc()
@@ -59,17 +56,30 @@ def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
     return float(res.x[-1]), mu / mu.sum()
 
 
+def _split(answerer: SupportAnswerer, true_answers: np.ndarray) -> tuple[np.ndarray, float]:
+    """(global ids of the answerer's queries, max q(D̃) over all other queries or 0)."""
+    present = answerer.present_queries()
+    absent = np.ones(true_answers.size, dtype=bool)
+    absent[present] = False
+    if answerer.queries is None and absent.any():
+        raise ValueError("best mixture error needs an answerer over all present queries; "
+                         "build it with present_only=True")
+    return present, float(true_answers[absent].max()) if absent.any() else 0.0
+
+
 def best_mixture_mw(answerer: SupportAnswerer, true_answers: np.ndarray,
                     init_weights: np.ndarray, iterations: int = 100) -> tuple[float, np.ndarray]:
     """The paper's estimate: non-private MW from ``init_weights``, early-stopped; best iterate."""
+    present, floor = _split(answerer, true_answers)
+    target = true_answers[present]
     state = MWState(answerer, init_weights)
     best_error, best_weights = np.inf, state.weights()
     for _ in range(iterations + 1):
-        errors = np.abs(state.answers() - true_answers)
+        errors = np.abs(state.answers() - target)
         q = int(np.argmax(errors))
-        if errors[q] < best_error:
-            best_error, best_weights = float(errors[q]), state.weights()
-        state.update(q, float(true_answers[q]))
+        if max(errors[q], floor) < best_error:
+            best_error, best_weights = max(float(errors[q]), floor), state.weights()
+        state.update(q, float(target[q]))
     return best_error, best_weights
 
 
@@ -100,7 +110,8 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
                                             problem.public_weights, mw_iters)
     if method in ("lp", "both"):
         lp_value, weights = best_mixture_lp(answerer, problem.true_answers, lp_max_nonzeros)
-    return Release("best_mixture", weights=weights, answers=answerer.answer(weights), rho=0.0,
+    return Release("best_mixture", weights=weights,
+                   answers=answerer.expand(answerer.answer(weights)), rho=0.0,
                    eps=0.0, delta=delta, support=problem.public_support,
                    trace={"lp_value": lp_value, "mw_value": mw_value, "method": method},
                    runtime_s=time.perf_counter() - start)

@@ -56,6 +56,10 @@ class MWState:
     def answer(self, q: int) -> float:
         return float(self.u[self.rows(q)].sum() / self.Z)
 
+    def answers_of(self, queries: np.ndarray) -> np.ndarray:
+        """q(A) for the given queries (own indices), read exactly from u."""
+        return np.array([self.u[self.rows(int(q))].sum() for q in queries]) / self.Z
+
     def weights(self) -> np.ndarray:
         return self.u / self.Z
 
@@ -64,17 +68,19 @@ class MWState:
             self._rows[q] = self.answerer.rows_of(q)
         return self._rows[q]
 
-    def update(self, q: int, measurement: float) -> None:
-        """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012)."""
+    def update(self, q: int, measurement: float) -> int:
+        """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012).
+
+        ``q`` is the answerer's own index of the query; returns the number of updates made (1).
+        """
         rows = self.rows(q)
-        if rows.size == 0:
-            return
         factor = np.exp((measurement - self.answer(q)) / 2.0)
         delta_u = self.u[rows] * (factor - 1.0)
         self.u[rows] += delta_u
         self.Z += float(delta_u.sum())
         self._pending[rows] += delta_u
         self._touched[rows] = True
+        return 1
 
     def _sync(self) -> None:
         touched = np.flatnonzero(self._touched)
@@ -120,19 +126,49 @@ def check_budget(eps: float, delta: float, T: int) -> None:
         raise ValueError(f"T must be an integer >= 1, got {T}; set the number of rounds T")
 
 
-def select(scores: np.ndarray, eps0: float, n: int, options: MWOptions,
-           budget: privacy.ZCDPBudget, rng: np.random.Generator) -> int:
+class Candidates:
+    """Every query of the workload as a selection candidate, split for speed.
+
+    Present queries (some support row satisfies them) have live scores |q(A) − q(D̃)|. An absent
+    query answers 0 on every A over X̂, so its score is the constant q(D̃); absent queries are kept
+    as groups of equal score (value, count) — typically a few dozen groups for ~10^5 queries, since
+    q(D̃) is a count over n — which the selection mechanisms treat exactly as that many tied
+    candidates (a selected one is uniform within its group).
+    """
+
+    def __init__(self, answerer: SupportAnswerer, true_answers: np.ndarray):
+        total = true_answers.size
+        self.present = np.arange(total) if answerer.queries is None else answerer.queries
+        self.true_present = true_answers[self.present]
+        absent = np.ones(total, dtype=bool)
+        absent[self.present] = False
+        absent = np.flatnonzero(absent)
+        values, group, counts = np.unique(true_answers[absent], return_inverse=True,
+                                          return_counts=True)
+        self.tie_values, self.tie_counts = values, counts
+        self.tie_members = absent[np.argsort(group, kind="stable")]
+
+    def to_global(self, index: int) -> tuple[int, int | None]:
+        """(global query id, own index in the answerer or None) of candidate ``index``."""
+        if index < self.present.size:
+            return int(self.present[index]), index
+        return int(self.tie_members[index - self.present.size]), None
+
+
+def select(scores: np.ndarray, candidates: Candidates, eps0: float, n: int,
+           options: MWOptions, budget: privacy.ZCDPBudget, rng: np.random.Generator) -> int:
     """ε0-DP selection of a query with high score (sensitivity 1/n); charges ε0²/2 to ``budget``.
 
+    ``scores`` are the present candidates' scores; the absent groups are passed as ties.
     ``exponential_bounded_range`` (labelled option, off by default) uses that the exponential
     mechanism at parameter ε is ε²/8-zCDP (Cesar & Rogers 2021), so it runs at 2·ε0 for the same ρ.
     """
     budget.charge(privacy.pure_dp_zcdp(eps0), "select")
+    ties = (candidates.tie_values, candidates.tie_counts)
     if options.selection == "permute_and_flip":
-        return privacy.permute_and_flip(scores, eps0, 1.0 / n, rng)
-    if options.selection == "exponential":
-        return privacy.exponential_mechanism(scores, eps0, 1.0 / n, rng)
-    return privacy.exponential_mechanism(scores, 2.0 * eps0, 1.0 / n, rng)
+        return privacy.permute_and_flip(scores, eps0, 1.0 / n, rng, ties=ties)
+    eps = eps0 if options.selection == "exponential" else 2.0 * eps0
+    return privacy.exponential_mechanism(scores, eps, 1.0 / n, rng, ties=ties)
 
 
 def measure(true_value: float, eps0: float, n: int, options: MWOptions,
@@ -151,21 +187,26 @@ def measure(true_value: float, eps0: float, n: int, options: MWOptions,
     return float(np.clip(noisy, 0.0, 1.0))
 
 
-def replay(state: MWState, history: list[tuple[int, float]], rng: np.random.Generator) -> int:
-    """Liu et al. §5.3: re-apply past measurements whose error c_i ≥ c_t/2, newest first.
+def replay(state: MWState, history: list[tuple[int, float]], new: tuple[int | None, float],
+           rng: np.random.Generator) -> int:
+    """Liu et al. §5.3: after measuring, re-apply past measurements with c_i ≥ c_t/2.
 
-    c_i = |q_i(A) − a_i| on the current A for every measured (q_i, a_i), i ≤ t. The new query is
-    applied first, then the others with c_i ≥ c_t/2 in uniformly random order. Uses only released
-    measurements: no privacy cost. Returns the number of updates made.
+    c_i = |q_i(A) − a_i| on the current A for every measured (q_i, a_i), i ≤ t, and c_t is the
+    new query's. The new query is applied first, then the past ones with c_i ≥ c_t/2 in uniformly
+    random order. ``history`` holds the past measurements of present queries as (own index, a);
+    ``new`` = (own index or None for a query absent from X̂, a). An absent query answers 0 on X̂,
+    so its c is a and its update changes nothing. Uses only released measurements: no privacy
+    cost. Returns the number of updates made.
     """
+    own, measured_new = new
+    threshold = abs((0.0 if own is None else state.answer(own)) - measured_new) / 2.0
     queries = np.fromiter((q for q, _ in history), dtype=np.int64, count=len(history))
     measured = np.fromiter((a for _, a in history), dtype=float, count=len(history))
-    errors = np.abs(np.array([state.answer(int(q)) for q in queries]) - measured)
-    chosen = np.flatnonzero(errors[:-1] >= errors[-1] / 2.0)
-    order = [len(history) - 1] + rng.permutation(chosen).tolist()
-    for i in order:
-        state.update(int(queries[i]), float(measured[i]))
-    return len(order)
+    again = np.flatnonzero(np.abs(state.answers_of(queries) - measured) >= threshold)
+    updates = 0 if own is None else state.update(own, measured_new)
+    for i in rng.permutation(again):
+        updates += state.update(int(queries[i]), float(measured[i]))
+    return updates
 
 
 def make_budget(eps: float, delta: float, T: int) -> privacy.ZCDPBudget:
@@ -182,34 +223,38 @@ def ledger_totals(budget: privacy.ZCDPBudget) -> dict[str, float]:
     return totals
 
 
-def run_mw(answerer: SupportAnswerer, init_weights: np.ndarray, true_answers: np.ndarray,
-           n: int, budget: privacy.ZCDPBudget, delta: float, T: int,
+def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.ndarray,
+           true_answers: np.ndarray, n: int, budget: privacy.ZCDPBudget, delta: float, T: int,
            rng: np.random.Generator, options: MWOptions) -> dict:
     """Run T rounds spending what remains of ``budget``; returns average and last
-    answers/weights, the trace and the privacy spent."""
+    answers/weights (full-length answer vectors), the trace and the privacy spent.
+    ``candidates`` is ``Candidates(answerer, true_answers)`` (cached by the caller)."""
     eps0 = privacy.per_step_eps(budget.remaining, T, mechanisms_per_round=2)
     state = MWState(answerer, init_weights)
     average = np.zeros_like(state.u)
-    history: list[tuple[int, float]] = []
-    times, updates = np.empty(T), np.empty(T, dtype=np.int64)
+    history: list[tuple[int, float]] = []      # (own index, measurement) of present queries
+    selected, measured = [], []
+    times, updates = np.empty(T), np.zeros(T, dtype=np.int64)
     for t in range(T):
         start = time.perf_counter()
         average += state.weights()
-        scores = np.abs(state.answers() - true_answers)
-        q = select(scores, eps0, n, options, budget, rng)
-        history.append((q, measure(true_answers[q], eps0, n, options, budget, rng)))
+        scores = np.abs(state.answers() - candidates.true_present)
+        q, own = candidates.to_global(select(scores, candidates, eps0, n, options, budget, rng))
+        a = measure(true_answers[q], eps0, n, options, budget, rng)
+        selected.append(q)
+        measured.append(a)
         if options.replay:
-            updates[t] = replay(state, history, rng)
-        else:
-            state.update(q, history[-1][1])
-            updates[t] = 1
+            updates[t] = replay(state, history, (own, a), rng)
+        elif own is not None:     # an absent query cannot change A on X̂
+            updates[t] = state.update(own, a)
+        if own is not None:
+            history.append((own, a))
         times[t] = time.perf_counter() - start
     average /= T
-    return {"weights": average, "answers": answerer.answer(average),
-            "last_weights": state.weights(), "last_answers": state.answers(),
+    return {"weights": average, "answers": answerer.expand(answerer.answer(average)),
+            "last_weights": state.weights(), "last_answers": answerer.expand(state.answers()),
             "rho": budget.spent, "eps": budget.eps(delta),
-            "trace": {"queries": [q for q, _ in history],
-                      "measurements": [a for _, a in history],
+            "trace": {"queries": selected, "measurements": measured,
                       "iteration_s": times.tolist(), "updates": updates.tolist(),
                       "eps0": eps0, "ledger": ledger_totals(budget)},
             "runtime_s": float(times.sum())}

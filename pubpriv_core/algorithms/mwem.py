@@ -36,7 +36,7 @@ def run_mwem(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     budget = make_budget(eps, delta, T)
     answerer = problem.domain_answerer
     uniform = np.full(answerer.size, 1.0 / answerer.size)
-    out = run_mw(answerer, uniform, problem.true_answers, problem.n, budget, delta, T, rng,
+    out = run_mw(answerer, problem.domain_candidates, uniform, problem.true_answers, problem.n, budget, delta, T, rng,
                  mw_options)
     return Release("mwem", weights=out["weights"], answers=out["answers"], rho=out["rho"],
                    eps=out["eps"], delta=delta, support=None,

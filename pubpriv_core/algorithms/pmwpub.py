@@ -40,7 +40,7 @@ def run_pmwpub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
         init_weights = problem.public_weights
     else:
         init_weights = np.full(answerer.size, 1.0 / answerer.size)
-    out = run_mw(answerer, init_weights, problem.true_answers, problem.n, budget, delta, T, rng,
+    out = run_mw(answerer, problem.public_candidates, init_weights, problem.true_answers, problem.n, budget, delta, T, rng,
                  mw_options)
     return Release("pmwpub", weights=out["weights"], answers=out["answers"], rho=out["rho"],
                    eps=out["eps"], delta=delta, support=problem.public_support,

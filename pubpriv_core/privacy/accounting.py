@@ -155,6 +155,7 @@ class ZCDPBudget:
     def __init__(self, rho_total: float):
         self.rho_total = positive("rho_total", rho_total, "pass a positive zCDP budget")
         self.ledger: list[tuple[str, float]] = []
+        self._running = 0.0   # running sum for the O(1) check in charge (spent re-sums exactly)
 
     @classmethod
     def from_eps_delta(cls, eps: float, delta: float) -> "ZCDPBudget":
@@ -172,12 +173,13 @@ class ZCDPBudget:
     def charge(self, rho: float, label: str = "") -> None:
         """Record a ρ-zCDP spend; raise :class:`BudgetExceededError` if it does not fit."""
         rho = positive("rho", rho, "charge a positive zCDP cost")
-        total = self.spent + rho
+        total = self._running + rho
         if total > self.rho_total * (1.0 + self.RELATIVE_TOLERANCE):
             raise BudgetExceededError(
                 f"charging rho={rho:.6g} ({label or 'unlabelled'}) would spend {total:.6g} > "
                 f"budget {self.rho_total:.6g}; lower the per-step cost or the number of steps")
         self.ledger.append((label, rho))
+        self._running = total
 
     def eps(self, delta: float) -> float:
         """(ε, δ)-DP guarantee of the spend so far (0 before any spend)."""

@@ -89,7 +89,7 @@ def _head(scores: np.ndarray, best: float, scale: float, tail_cut: float | None,
 
 
 def permute_and_flip(scores, eps: float, sensitivity: float, rng: np.random.Generator,
-                     *, tail_cut: float | None = None) -> int:
+                     *, tail_cut: float | None = None, ties: Ties | None = None) -> int:
     """Permute-and-flip (McKenna & Sheldon 2020, Alg. 1), exact and sub-linear in noise draws.
 
     Literal mechanism: visit candidates in uniformly random order, accept r with probability p_r,
@@ -104,19 +104,70 @@ def permute_and_flip(scores, eps: float, sensitivity: float, rng: np.random.Gene
     uniform subset of the tail), and by memorylessness such a survivor's noise is G + Exp(1); the
     others cannot win. So noise is drawn only for the head (u_j ≤ G) and for those survivors.
     Any G ≥ 0 gives the same distribution; ``tail_cut`` overrides the speed heuristic that picks
-    G (tests use it).
+    G (tests use it). ``ties`` adds tied candidates (see :func:`_tie_winner`): the maximum of m
+    i.i.d. Exp(1) variables has CDF (1 − e^{−x})^m, so a group's best noise is drawn by inversion.
     """
     scores, best = score_vector(scores)
     scale = _scale(eps, sensitivity)
     cut, head = _head(scores, best, scale, tail_cut, generator(rng))
     survivors = _tail_survivors(head, scores.size, math.exp(-cut), rng)
     head_values = scale * (scores[head] - best) + rng.standard_exponential(head.size)
-    if survivors.size == 0:
-        return int(head[np.argmax(head_values)])
     tail_values = scale * (scores[survivors] - best) + cut + \
         rng.standard_exponential(survivors.size)
-    candidates = np.concatenate([head, survivors])
-    return int(candidates[np.argmax(np.concatenate([head_values, tail_values]))])
+    winner, value = _argmax(np.concatenate([head, survivors]),
+                            np.concatenate([head_values, tail_values]))
+    if ties is None:
+        return winner
+    return _tie_winner(winner, value, ties, scale, best, scores.size, rng, _max_exponential)
+
+
+def _argmax(candidates: np.ndarray, values: np.ndarray) -> tuple[int, float]:
+    i = int(np.argmax(values))
+    return int(candidates[i]), float(values[i])
+
+
+Ties = tuple[np.ndarray, np.ndarray]
+
+
+def _max_exponential(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """max of m i.i.d. Exp(1) for each m in ``counts``: −log(1 − U^{1/m}) (inverse CDF)."""
+    uniform = 1.0 - rng.random(counts.size)
+    return -np.log(-np.expm1(np.log(uniform) / counts))
+
+
+def _max_gumbel(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """max of m i.i.d. standard Gumbel for each m in ``counts``: Gumbel + log m."""
+    return rng.gumbel(size=counts.size) + np.log(counts)
+
+
+def _tie_winner(winner: int, value: float, ties: Ties, scale: float, best: float, n: int,
+                rng: np.random.Generator, group_max) -> int:
+    """Resolve selection over ``scores`` plus tied groups ``ties = (values, counts)``.
+
+    Group g stands for counts[g] extra candidates of score values[g], numbered after the n
+    scored ones (group 0 first). Report-noisy-max over the union compares the scored winner's
+    noisy value with each group's best noisy value, scale·(v_g − s*) + max of counts[g] i.i.d.
+    noises (``group_max``); the noises are i.i.d., so the winner within a group is uniform.
+    Exact; costs O(#groups) instead of O(Σ counts).
+    """
+    tie_values, counts = _check_ties(ties)
+    if counts.size == 0:
+        return winner
+    group_values = scale * (tie_values - best) + group_max(counts.astype(float), rng)
+    g = int(np.argmax(group_values))
+    if group_values[g] <= value:
+        return winner
+    offset = n + int(counts[:g].sum())
+    return offset + int(rng.integers(counts[g]))
+
+
+def _check_ties(ties: Ties) -> Ties:
+    values, counts = (np.asarray(t) for t in ties)
+    if values.shape != counts.shape or values.ndim != 1 or not np.all(np.isfinite(values)) \
+            or np.any(counts < 1):
+        raise ValueError("ties must be (values, counts): 1-D arrays of equal length, finite "
+                         "values and counts >= 1")
+    return values.astype(float), counts.astype(np.int64)
 
 
 def permute_and_flip_probabilities(scores, eps: float, sensitivity: float) -> np.ndarray:
@@ -141,7 +192,7 @@ def permute_and_flip_probabilities(scores, eps: float, sensitivity: float) -> np
 
 
 def exponential_mechanism(scores, eps: float, sensitivity: float, rng: np.random.Generator,
-                          *, tail_cut: float | None = None) -> int:
+                          *, tail_cut: float | None = None, ties: Ties | None = None) -> int:
     """Exponential mechanism (McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4, Thm 3.10).
 
     P(r) ∝ exp(ε·s_r/(2Δ)), sampled exactly by the Gumbel-max trick: argmax_j (−u_j + g_j) with
@@ -151,7 +202,8 @@ def exponential_mechanism(scores, eps: float, sensitivity: float, rng: np.random
     Exact shortcut as in :func:`permute_and_flip`: draw g for the head (u_j ≤ G) and let M be the
     best head value. A tail candidate (u_j > G) can only win if g_j > M + u_j > M + G; each does so
     independently with probability q = P(g > M + G) = 1 − exp(−e^{−(M+G)}), and a survivor's noise,
-    conditioned on exceeding M + G, is −log(−log(1 − Vq)) with V ~ U(0, 1].
+    conditioned on exceeding M + G, is −log(−log(1 − Vq)) with V ~ U(0, 1]. ``ties`` adds tied
+    candidates as in :func:`permute_and_flip` (the max of m i.i.d. Gumbels is Gumbel + log m).
     """
     scores, best = score_vector(scores)
     scale = _scale(eps, sensitivity)
@@ -160,12 +212,13 @@ def exponential_mechanism(scores, eps: float, sensitivity: float, rng: np.random
     bar = float(head_values.max()) + cut
     survival = 1.0 if bar < -50 else -math.expm1(-math.exp(-bar))
     survivors = _tail_survivors(head, scores.size, survival, rng)
-    if survivors.size == 0:
-        return int(head[np.argmax(head_values)])
     uniform = 1.0 - rng.random(survivors.size)
     tail_values = scale * (scores[survivors] - best) - np.log(-np.log1p(-uniform * survival))
-    candidates = np.concatenate([head, survivors])
-    return int(candidates[np.argmax(np.concatenate([head_values, tail_values]))])
+    winner, value = _argmax(np.concatenate([head, survivors]),
+                            np.concatenate([head_values, tail_values]))
+    if ties is None:
+        return winner
+    return _tie_winner(winner, value, ties, scale, best, scores.size, rng, _max_gumbel)
 
 
 def exponential_mechanism_probabilities(scores, eps: float, sensitivity: float) -> np.ndarray:

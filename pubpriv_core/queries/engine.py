@@ -58,28 +58,48 @@ def full_domain_records(shape: tuple[int, ...]) -> np.ndarray:
 
 
 class SupportAnswerer:
-    """Answers every query on weight vectors over a fixed support X̂ (rows of ``records``).
+    """Answers queries on weight vectors over a fixed support X̂ (rows of ``records``).
 
     ``answer(w)`` costs one sparse mat-vec with |X̂|·W non-zeros; ``rows_of(q)`` lists the support
     rows with q(x) = 1; ``cell_ids(rows)`` gives those rows' query ids in every marginal (used by
     the incremental multiplicative-weights update).
+
+    With ``present_only`` the answerer keeps only the queries some support row satisfies — every
+    other query answers 0 on any distribution over X̂ — numbered 0..|P|−1 in increasing global id;
+    ``queries`` maps that numbering to global ids and :meth:`expand` restores a full vector.
     """
 
-    def __init__(self, workload: MarginalWorkload, records: np.ndarray):
+    def __init__(self, workload: MarginalWorkload, records: np.ndarray,
+                 present_only: bool = False):
         self.workload = workload
         self.records = np.asarray(records)
         self.size = len(self.records)
         self.cached = self.size * workload.num_marginals <= MAX_CACHED_ENTRIES
-        self._ids = workload.cell_ids(self.records) if self.cached else None
-        self._matrix = self._incidence() if self.cached else None
+        ids = workload.cell_ids(self.records) if self.cached else None
+        self.queries = self._present(ids) if present_only else None
+        self._position = None
+        if self.queries is not None:
+            self._position = np.full(workload.num_queries, -1, dtype=np.int32)
+            self._position[self.queries] = np.arange(self.queries.size, dtype=np.int32)
+        self._ids = self._local(ids) if self.cached else None
+        self._matrix = self.incidence(np.arange(self.num_queries)) if self.cached else None
 
-    def _incidence(self) -> sp.csr_matrix:
-        return self.incidence(np.arange(self.workload.num_queries))
+    @property
+    def num_queries(self) -> int:
+        return self.workload.num_queries if self.queries is None else int(self.queries.size)
+
+    def _present(self, ids: np.ndarray | None) -> np.ndarray:
+        if ids is not None:
+            return np.unique(ids)
+        return np.flatnonzero(answer_records(self.workload, self.records, np.ones(self.size)))
+
+    def _local(self, ids: np.ndarray) -> np.ndarray:
+        return ids if self._position is None else self._position[ids]
 
     def incidence(self, queries: np.ndarray) -> sp.csr_matrix:
-        """Sparse 0/1 matrix [q(x)] for the given sorted query ids (rows) and all support rows."""
+        """Sparse 0/1 matrix [q(x)] for the given sorted (own-numbering) query ids × support rows."""
         ids = self.cell_ids(np.arange(self.size))
-        position = np.full(self.workload.num_queries, -1, dtype=np.int64)
+        position = np.full(self.num_queries, -1, dtype=np.int64)
         position[queries] = np.arange(len(queries))
         rows = position[ids.ravel()]
         cols = np.repeat(np.arange(self.size, dtype=np.int32), ids.shape[1])
@@ -88,25 +108,37 @@ class SupportAnswerer:
                              shape=(len(queries), self.size))
 
     def answer(self, weights: np.ndarray) -> np.ndarray:
-        """Σ_{x∈X̂} weights[x]·q(x) for every query q (weights need not be normalised)."""
+        """Σ_{x∈X̂} weights[x]·q(x) for every kept query q (weights need not be normalised)."""
         weights = np.asarray(weights, dtype=float)
         if self.cached:
             return self._matrix @ weights
-        return answer_records(self.workload, self.records, weights)
+        full = answer_records(self.workload, self.records, weights)
+        return full if self.queries is None else full[self.queries]
+
+    def expand(self, answers: np.ndarray) -> np.ndarray:
+        """A full-length answer vector (zeros for the queries this answerer does not keep)."""
+        if self.queries is None:
+            return answers
+        out = np.zeros(self.workload.num_queries)
+        out[self.queries] = answers
+        return out
 
     def cell_ids(self, rows: np.ndarray) -> np.ndarray:
-        """(len(rows), W) global query ids of the given support rows."""
-        return self._ids[rows] if self.cached else self.workload.cell_ids(self.records[rows])
+        """(len(rows), W) query ids (own numbering) of the given support rows."""
+        if self.cached:
+            return self._ids[rows]
+        return self._local(self.workload.cell_ids(self.records[rows]))
 
     def rows_of(self, qid: int) -> np.ndarray:
-        """Support rows x with q(x) = 1."""
+        """Support rows x with q(x) = 1 (``qid`` in own numbering)."""
+        global_id = qid if self.queries is None else int(self.queries[qid])
+        w = int(self.workload.marginal_of(global_id))
         if self.cached:
-            w = int(self.workload.marginal_of(qid))
             return np.flatnonzero(self._ids[:, w] == qid)
-        return np.flatnonzero(self.workload.indicator(qid, self.records))
+        return np.flatnonzero(self.workload.indicator(global_id, self.records))
 
     def present_queries(self) -> np.ndarray:
-        """Sorted ids of the queries some support row satisfies (all others answer 0 on X̂)."""
-        if self.cached:
-            return np.unique(self._ids)
-        return np.flatnonzero(self.answer(np.ones(self.size)))
+        """Sorted global ids of the queries some support row satisfies (others answer 0 on X̂)."""
+        if self.queries is not None:
+            return self.queries
+        return self._present(self._ids)
