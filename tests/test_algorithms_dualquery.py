@@ -199,6 +199,8 @@ def test_release_reports_privacy_and_its_multiset(small_problem):
     assert release.eps == dualquery_epsilon(1.0, 20, rounds, n, delta) <= 1.0
     assert release.rho == pytest.approx(dualquery_rho(1.0, 20, rounds, n)) and release.rho > 0
     assert release.delta == delta and release.trace["eps_zcdp"] <= 1.0
+    max_step = 20 * (rounds - 1) * (2 * 1.0 * (rounds - 1) / n) ** 2 / 2
+    assert release.trace["rho_max_step"] == pytest.approx(max_step) and max_step > release.rho
     assert release.support.shape == (rounds, 5)
     assert np.allclose(release.weights, 1 / rounds)
     assert np.allclose(release.answers, answer_records(small_problem.workload, release.support,

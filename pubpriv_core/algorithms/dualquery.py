@@ -18,7 +18,8 @@ Advanced composition (Dwork, Rothblum & Vadhan 2010) of the s(T−1) draws, each
   ε = ε_T·sqrt(2·s·(T−1)·log(1/δ)) + s·(T−1)·ε_T·(exp(ε_T) − 1),
 
 and T is the largest round count whose ε fits the target. The same draws are, as pure-DP steps,
-ε_t²/2-zCDP each (Bun & Steinke 2016, Prop. 1.4): ρ = Σ_{t=2}^{T} s·ε_t²/2, also reported.
+ε_t²/2-zCDP each (Bun & Steinke 2016, Prop. 1.4): ρ = Σ_{t=2}^{T} s·ε_t²/2, also reported (the trace
+also holds the looser s(T−1)·ε_T²/2 that charges every draw at the last round's ε_T).
 """
 from __future__ import annotations
 
@@ -140,6 +141,7 @@ def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     rho = dualquery_rho(eta, samples, rounds, problem.n)
     trace = {"rounds": rounds, "calibrated_rounds": calibrated, "eta": eta, "samples": samples,
              "round_s": round_s, "oracle_s": oracle_s, "eps_zcdp": eps_from_rho(rho, delta),
+             "rho_max_step": samples * (rounds - 1) * (2 * eta * (rounds - 1) / problem.n) ** 2 / 2,
              "distinct_records": len(np.unique(records, axis=0))}
     return Release("dualquery", weights=weights, answers=answers, rho=rho,
                    eps=dualquery_epsilon(eta, samples, rounds, problem.n, delta), delta=delta,
