@@ -10,7 +10,7 @@ from scipy import integrate, stats
 from pubpriv_core.privacy import (exponential_mechanism, exponential_mechanism_probabilities,
                                   permute_and_flip, permute_and_flip_probabilities,
                                   report_noisy_max)
-from pubpriv_core.privacy.selection import _bernoulli_ranks
+from pubpriv_core.privacy.noisy_max import bernoulli_ranks
 
 DRAWS = 10_000
 ALPHA = 1e-3  # a correct sampler fails a test with this probability (seeds are fixed)
@@ -185,7 +185,7 @@ def test_tail_survivors_form_an_iid_bernoulli_process(n, q):
     """Both routes of the survivor draw (geometric gaps; tiny q: binomial count + uniform
     subset): each rank kept with probability q, independently, so counts are Binomial(n, q)."""
     rng = np.random.default_rng(17)
-    draws = [_bernoulli_ranks(n, q, rng) for _ in range(3000)]
+    draws = [bernoulli_ranks(n, q, rng) for _ in range(3000)]
     sizes = np.array([d.size for d in draws])
     assert all(np.all(np.diff(d) > 0) and (d.size == 0 or 0 <= d[0] and d[-1] < n) for d in draws)
     if q == 1:

@@ -1,0 +1,183 @@
+"""Exact report-noisy-max over many candidates, drawing noise for few of them.
+
+Selection by noisy max returns argmax_j (−u_j + X_j), with gaps u_j = c·(s* − s_j) ≥ 0
+(c = ε/(2Δ), s* the best score) and X_j i.i.d. noise: Exp(1) gives permute-and-flip (Ding, Zhang,
+Wang & Kifer 2021), standard Gumbel gives the exponential mechanism (Gumbel-max).
+
+Head/tail split. Fix a cut G ≥ 0; the head is {j : u_j ≤ G}, the tail the rest. Draw the head's
+noise and let M be the best head value. A tail candidate can only win if X_j > M + u_j > M + G
+=: B. Given the head, each tail candidate does so independently with probability S(B) = P(X > B),
+and a survivor's noise is distributed as X conditioned on X > B (for Exp(1), by memorylessness,
+B + Exp(1)). Non-survivors score below M and cannot win. So the result is exact for every G,
+and noise is drawn only for the head and the ~N_tail·S(B) survivors (S(B) ≈ e^{−G}/Σ_head p_j).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+_PILOT = 256  # candidates sampled to choose the cut G (speed only)
+_SURVIVOR_COST = 6.0  # cost of one tail survivor, in head noise draws (speed only)
+_TINY_SURVIVAL = 1e-9  # below this survival probability, survivors are drawn by count
+
+Ties = tuple[np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class NoiseLaw:
+    """An i.i.d. noise law X for noisy max: sampler, survival S(x) = P(X > x), sampler of X given
+    X > x, and sampler of the maximum of m i.i.d. copies (for tied groups)."""
+
+    draw: Callable[[np.random.Generator, int], np.ndarray]
+    survival: Callable[[float], float]
+    above: Callable[[np.random.Generator, float, int], np.ndarray]
+    group_max: Callable[[np.random.Generator, np.ndarray], np.ndarray]
+
+
+def _exponential_above(rng: np.random.Generator, x: float, size: int) -> np.ndarray:
+    """Exp(1) given > x: max(x, 0) + Exp(1) (memorylessness)."""
+    return max(x, 0.0) + rng.standard_exponential(size)
+
+
+def _exponential_group_max(rng: np.random.Generator, counts: np.ndarray) -> np.ndarray:
+    """max of m i.i.d. Exp(1), CDF (1 − e^{−x})^m, by inversion: −log(1 − U^{1/m})."""
+    uniform = 1.0 - rng.random(counts.size)
+    return -np.log(-np.expm1(np.log(uniform) / counts))
+
+
+def _gumbel_survival(x: float) -> float:
+    """P(G > x) = 1 − exp(−e^{−x}) for a standard Gumbel G."""
+    return 1.0 if x < -50 else -math.expm1(-math.exp(-x))
+
+
+def _gumbel_above(rng: np.random.Generator, x: float, size: int) -> np.ndarray:
+    """Gumbel given > x: solve S(g) = V·S(x), V ~ U(0, 1]: g = −log(−log(1 − V·S(x)))."""
+    uniform = 1.0 - rng.random(size)
+    return -np.log(-np.log1p(-uniform * _gumbel_survival(x)))
+
+
+EXPONENTIAL = NoiseLaw(
+    draw=lambda rng, size: rng.standard_exponential(size),
+    survival=lambda x: 1.0 if x <= 0 else math.exp(-x),
+    above=_exponential_above,
+    group_max=_exponential_group_max,
+)
+GUMBEL = NoiseLaw(
+    draw=lambda rng, size: rng.gumbel(size=size),
+    survival=_gumbel_survival,
+    above=_gumbel_above,
+    group_max=lambda rng, counts: rng.gumbel(size=counts.size) + np.log(counts),
+)
+
+
+def default_cut(scores: np.ndarray, best: float, scale: float,
+                rng: np.random.Generator) -> float:
+    """Speed heuristic for the cut G (any G ≥ 0 is exact).
+
+    Work ≈ |head(G)| + SURVIVOR_COST·N·e^{−G}/Z(G) noise draws, Z(G) = Σ_head e^{−u_j} (the bar B
+    sits about log Z above G). |head(G)| and Z(G) are estimated from a pilot of random candidates
+    and the cost is minimised over the pilot's gaps, capped at max(1, ln N). The pilot is
+    independent of the selection noise, so the output distribution is unchanged.
+    """
+    cap = max(1.0, math.log(scores.size))
+    if scores.size <= _PILOT:
+        return cap
+    gaps = np.sort(scale * (best - scores[rng.integers(scores.size, size=_PILOT)]))
+    gaps = np.append(gaps[gaps < cap], cap)
+    weight = scores.size / _PILOT
+    head_mass = 1.0 + weight * np.cumsum(np.exp(-gaps))
+    cost = weight * np.arange(1, gaps.size + 1) + \
+        _SURVIVOR_COST * scores.size * np.exp(-gaps) / head_mass
+    return float(gaps[np.argmin(cost)])
+
+
+def bernoulli_ranks(n: int, q: float, rng: np.random.Generator) -> np.ndarray:
+    """Sorted ranks in range(n), each kept independently with probability q ∈ [0, 1].
+
+    The gaps between consecutive kept ranks of a Bernoulli(q) process are i.i.d. Geometric(q),
+    so the kept ranks are the partial sums of geometric draws that stay below n (cost O(nq)).
+    For q < 1e-9 (geometric draws could overflow) the count is drawn as Binomial(n, q) and that
+    many distinct ranks are chosen uniformly.
+    """
+    if q >= 1:
+        return np.arange(n)
+    if q < _TINY_SURVIVAL:
+        k = rng.binomial(n, q)
+        return np.sort(rng.choice(n, size=k, replace=False)) if k else np.empty(0, np.int64)
+    batch = int(n * q + 4 * math.sqrt(n * q) + 8)
+    ranks = np.cumsum(rng.geometric(q, size=batch)) - 1
+    while ranks[-1] < n:
+        ranks = np.concatenate([ranks, ranks[-1] + np.cumsum(rng.geometric(q, size=batch))])
+    return ranks[:np.searchsorted(ranks, n)]
+
+
+def tail_survivors(head: np.ndarray, n_candidates: int, survival: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Indices of the tail candidates (those not in sorted ``head``) whose noise beats the bar.
+
+    Each tail candidate survives independently with probability ``survival``. A tail rank r maps
+    to index r + #{i : head_i − i ≤ r} (head_i − i tail items precede head_i), so the tail is
+    never materialised.
+    """
+    n_tail = n_candidates - head.size
+    if n_tail == 0:
+        return np.empty(0, dtype=np.intp)
+    ranks = bernoulli_ranks(n_tail, survival, rng)
+    return ranks + np.searchsorted(head - np.arange(head.size), ranks, side="right")
+
+
+def noisy_argmax(scores: np.ndarray, best: float, scale: float, law: NoiseLaw,
+                 rng: np.random.Generator, tail_cut: float | None = None,
+                 ties: Ties | None = None) -> int:
+    """argmax_j (−u_j + X_j) over ``scores`` (and tied groups), exactly, by the head/tail split.
+
+    ``scores`` is a checked 1-D float array with maximum ``best``; ``tail_cut`` fixes G (default:
+    :func:`default_cut`). ``ties`` are extra candidates, see :func:`_tie_winner`.
+    """
+    cut = default_cut(scores, best, scale, rng) if tail_cut is None else float(tail_cut)
+    if not cut >= 0:
+        raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap or None")
+    head = np.flatnonzero(scores >= best - cut / scale)
+    head_values = scale * (scores[head] - best) + law.draw(rng, head.size)
+    bar = float(head_values.max()) + cut
+    survivors = tail_survivors(head, scores.size, law.survival(bar), rng)
+    tail_values = scale * (scores[survivors] - best) + law.above(rng, bar, survivors.size)
+    values = np.concatenate([head_values, tail_values])
+    i = int(np.argmax(values))
+    winner = int(head[i]) if i < head.size else int(survivors[i - head.size])
+    if ties is None:
+        return winner
+    return _tie_winner(winner, float(values[i]), ties, scale, best, scores.size, law, rng)
+
+
+def _tie_winner(winner: int, value: float, ties: Ties, scale: float, best: float, n: int,
+                law: NoiseLaw, rng: np.random.Generator) -> int:
+    """Resolve selection over the scored candidates plus tied groups ``ties = (values, counts)``.
+
+    Group g stands for counts[g] extra candidates of score values[g], numbered after the n
+    scored ones (group 0 first). Noisy max over the union compares the scored winner's noisy
+    value with each group's best noisy value, c·(v_g − s*) + max of counts[g] i.i.d. noises
+    (``law.group_max``); the noises are i.i.d., so the winner within a group is uniform.
+    Exact; costs O(#groups) instead of O(Σ counts).
+    """
+    tie_values, counts = _check_ties(ties)
+    if counts.size == 0:
+        return winner
+    group_values = scale * (tie_values - best) + law.group_max(rng, counts.astype(float))
+    g = int(np.argmax(group_values))
+    if group_values[g] <= value:
+        return winner
+    offset = n + int(counts[:g].sum())
+    return offset + int(rng.integers(counts[g]))
+
+
+def _check_ties(ties: Ties) -> Ties:
+    values, counts = (np.asarray(t) for t in ties)
+    if values.shape != counts.shape or values.ndim != 1 or not np.all(np.isfinite(values)) \
+            or np.any(counts < 1):
+        raise ValueError("ties must be (values, counts): 1-D arrays of equal length, finite "
+                         "values and counts >= 1; pass ties=(values, counts) or None")
+    return values.astype(float), counts.astype(np.int64)
