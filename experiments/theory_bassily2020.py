@@ -1,0 +1,195 @@
+"""Bassily et al. 2020 theory experiments (issue 7): APAP vs private-only PMW as N grows; stumps.
+
+Sections (resumable through ``RecordStore`` records under ``<out>/records``):
+- ``apap``: empirical n*(α, β) of APAP (m public draws, PMW on the representative domain) and of
+  private-only PMW (all N cells, all N + 1 thresholds) for thresholds on [N], D = ⌊N·Beta(a,b)⌋,
+  success = Err_{D,H}(G) ≤ α on the ±1 scale over ALL thresholds (exact).  Figure: n* vs log2 N
+  with Lemma 7's explicit private-only PMW bound and the explicit Thm 10 chain.
+- ``stumps``: S_p on {±1}^p with independent coordinates: n* of the Gaussian mechanism and of PMW
+  (no public data) and the public-only m* against p, with Thm 13's √p/α and the public-only bound.
+
+    python -m experiments.theory_bassily2020 [experiment.key=value ...]
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from omegaconf import DictConfig
+
+from experiments.theory import register
+from pubpriv_core.learning import RecordStore, empirical_sample_complexity
+from pubpriv_core.learning import bassily2020 as bc
+
+
+@dataclass(frozen=True)
+class ThresholdTrial:
+    """trial(n, rng) → ±1-scale error of APAP (``m > 0``) or private-only PMW (``m == 0``)."""
+
+    N: int
+    m: int
+    alpha: float
+    eps: float
+    delta: float
+    a: float
+    b: float
+
+    def __call__(self, n: int, rng: np.random.Generator) -> float:
+        dist = bc.DiscretizedBeta(self.N, self.a, self.b)
+        if self.m > 0:
+            return bc.apap_thresholds(dist, n, self.m, self.alpha, self.eps, self.delta, rng).err
+        return bc.private_pmw_thresholds(dist, n, self.alpha, self.eps, self.delta, rng).err
+
+
+@dataclass(frozen=True)
+class StumpTrial:
+    """trial(size, rng) → ±1-scale error of a stump release ('gaussian', 'pmw' or 'public')."""
+
+    method: str
+    p: int
+    alpha: float
+    eps: float
+    delta: float
+    seed: int
+
+    def mu(self) -> np.ndarray:
+        return np.random.default_rng(self.seed).uniform(-0.8, 0.8, self.p)
+
+    def __call__(self, size: int, rng: np.random.Generator) -> float:
+        if self.method == "gaussian":
+            return bc.stumps_gaussian(self.mu(), size, self.eps, self.delta, rng)
+        if self.method == "pmw":
+            return bc.stumps_pmw(self.mu(), size, 0, self.alpha, self.eps, self.delta, rng).err
+        return bc.stumps_public_only(self.mu(), size, rng)
+
+
+def _n_star(trial, cfg, store, key: str, n_min: int):
+    res = empirical_sample_complexity(trial, cfg.alpha, cfg.beta, trials=cfg.trials, n_min=n_min,
+                                      rel_tol=cfg.rel_tol, seed=cfg.seed, n_jobs=cfg.n_jobs,
+                                      store=store, key=key)
+    print(f"[bassily2020] {key}: n*={res.n_star}", flush=True)
+    return res.n_star
+
+
+def apap_sweep(cfg, out: Path) -> pd.DataFrame:
+    store = RecordStore(out / "records")
+    rows = []
+    for alg, Ns, m in (("private_pmw", cfg.apap.N_private, 0), ("apap", cfg.apap.N_apap, cfg.apap.m)):
+        for logN in Ns:
+            trial = ThresholdTrial(2 ** int(logN), int(m), cfg.alpha, cfg.eps, cfg.delta,
+                                   cfg.apap.beta_a, cfg.apap.beta_b)
+            n_star = _n_star(trial, cfg, store, f"apap/{alg}/logN={int(logN)}", int(cfg.apap.n_min))
+            rows.append({"alg": alg, "log2N": int(logN), "m": int(m), "n_star": n_star,
+                         **_apap_bounds(cfg, alg, 2 ** int(logN))})
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "apap_vs_N.csv", index=False)
+    return df
+
+
+def _apap_bounds(cfg, alg: str, N: int) -> dict:
+    """Lemma 7 for the PMW actually run (|X̃| = N, |H̃| = N + 1 for private-only) and the
+    explicit Thm 10 chain (d = p = 1) for APAP; both on the paper's (α, β, ε, δ)."""
+    from pubpriv_core.bounds import evaluate
+
+    common = {"alpha": cfg.alpha, "beta": cfg.beta, "eps": cfg.eps, "delta": cfg.delta}
+    if alg == "private_pmw":
+        return {"bound": "bassily2020.lemma7",
+                "bound_n": evaluate("bassily2020.lemma7", X_size=N, H_size=N + 1, **common).value}
+    return {"bound": "bassily2020.thm10.explicit.n",
+            "bound_n": evaluate("bassily2020.thm10.explicit.n", d=1, p=1, **common).value}
+
+
+def stumps_sweep(cfg, out: Path) -> pd.DataFrame:
+    store = RecordStore(out / "records")
+    rows = []
+    for p in cfg.stumps.p:
+        for method in ("gaussian", "pmw", "public"):
+            trial = StumpTrial(method, int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed))
+            size = _n_star(trial, cfg, store, f"stumps/{method}/p={int(p)}", int(cfg.stumps.n_min))
+            rows.append({"method": method, "p": int(p), "size_star": size, **_stump_bounds(cfg, int(p))})
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "stumps_vs_p.csv", index=False)
+    return df
+
+
+def _stump_bounds(cfg, p: int) -> dict:
+    from pubpriv_core.bounds import evaluate
+
+    return {"thm13_n_shape": evaluate("bassily2020.thm13.n", p=p, alpha=cfg.alpha).value,
+            "public_only_bound": evaluate("bassily2020.stumps.public", p=p, alpha=cfg.alpha,
+                                          beta=cfg.beta).value}
+
+
+def fit_slope(x, y) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(y) & (y > 0)
+    return float(np.polyfit(x[ok], y[ok], 1)[0]) if ok.sum() >= 2 else float("nan")
+
+
+def summarize(apap: pd.DataFrame, stumps: pd.DataFrame) -> dict:
+    """Fitted growth: n* against log2 N (slope per doubling of ln N) and log n* against log p."""
+    out = {}
+    for alg, g in apap.groupby("alg"):
+        g = g.dropna(subset=["n_star"])
+        out[f"{alg}_log_nstar_vs_log_log2N"] = fit_slope(np.log(g.log2N), np.log(g.n_star))
+        out[f"{alg}_nstar_range"] = [float(g.n_star.min()), float(g.n_star.max())]
+    for method, g in stumps.groupby("method"):
+        g = g.dropna(subset=["size_star"])
+        out[f"stumps_{method}_log_size_vs_log_p"] = fit_slope(np.log(g.p), np.log(g.size_star))
+    return out
+
+
+def plot(apap: pd.DataFrame, stumps: pd.DataFrame, cfg, out: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.3))
+    for (alg, g), color in zip(apap.groupby("alg"), ("C0", "C1")):
+        g = g.sort_values("log2N")
+        ax.semilogy(g.log2N, g.n_star, "o-", color=color, label=f"{alg}: measured n*")
+        ax.semilogy(g.log2N, g.bound_n, "--", color=color, alpha=0.6, label=f"{g.bound.iloc[0]} (explicit)")
+    ax.set_xlabel("log2 N (grid size of the threshold class)")
+    ax.set_ylabel(f"private n*(α={cfg.alpha}, β={cfg.beta})")
+    ax.set_title(f"APAP (m={cfg.apap.m} public) vs private-only PMW, ε={cfg.eps}, δ={cfg.delta}", fontsize=9)
+    ax.legend(fontsize=7)
+    for (method, g), color in zip(stumps.groupby("method"), ("C0", "C1", "C2")):
+        g = g.sort_values("p")
+        kind = "public m*" if method == "public" else "private n*"
+        bx.loglog(g.p, g.size_star, "o-", color=color, label=f"{method}: {kind}")
+    g = stumps[stumps.method == "gaussian"].sort_values("p")
+    ok = g.dropna(subset=["size_star"])
+    if len(ok):
+        scale = ok.size_star.iloc[0] / ok.thm13_n_shape.iloc[0]
+        bx.loglog(g.p, g.thm13_n_shape * scale, "k--", lw=0.8, label=f"Thm 13 √p/α shape ×{scale:.3g}")
+    bx.loglog(g.p, g.public_only_bound, "C2:", label="public-only bound (explicit, derived)")
+    bx.set_xlabel("p (decision stumps on {±1}^p)")
+    bx.set_ylabel("sample size for ±1 error ≤ α")
+    bx.set_title("decision stumps S_p", fontsize=9)
+    bx.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "fig_apap_and_stumps.png", dpi=130)
+    plt.close(fig)
+
+
+@register("bassily2020")
+def run(cfg: DictConfig) -> None:
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stumps = stumps_sweep(cfg, out)
+    apap = apap_sweep(cfg, out)
+    plot(apap, stumps, cfg, out)
+    summary = summarize(apap, stumps)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    import sys
+
+    from experiments.theory import compose
+
+    run(compose(["experiment=theory_bassily2020", *sys.argv[1:]]).experiment)

@@ -1,0 +1,94 @@
+"""Tests for pubpriv_core.learning.bassily2020 (APAP, PMW, decision stumps)."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from pubpriv_core.learning import bassily2020 as bc
+from pubpriv_core.privacy import gaussian_sigma, rho_from_eps
+
+
+def test_prefix_mw_matches_dense_weights():
+    rng = np.random.default_rng(0)
+    K = 37
+    cuts = np.arange(K + 1)
+    mw, logw = bc.PrefixMW(K, cuts), np.zeros(K)
+    for _ in range(25):
+        j, below = int(rng.integers(0, K + 1)), bool(rng.integers(0, 2))
+        mw.update(j, below, 0.3)
+        if below:
+            logw[:j] -= 0.3
+        else:
+            logw[j:] -= 0.3
+    w = np.exp(logw) / np.exp(logw).sum()
+    assert np.allclose(mw.answers(), np.concatenate([[0], np.cumsum(w)]), atol=1e-12)
+
+
+def test_product_mw_matches_dense_cube():
+    k, eta = 4, 0.25
+    cube = np.array(list(itertools.product([0, 1], repeat=k)))
+    logw = np.zeros(len(cube))
+    mw = bc.ProductMW(k)
+    for j, below in [(0, True), (2, False), (0, False), (3, True), (3, True)]:
+        mw.update(j, below, eta)
+        r = cube[:, j] if below else 1 - cube[:, j]
+        logw -= eta * r
+    w = np.exp(logw) / np.exp(logw).sum()
+    assert np.allclose(mw.answers(), w @ cube, atol=1e-12)
+
+
+def test_pmw_calibration_constants():
+    p = bc.PMWParams(alpha=0.2, eps=1.0, delta=1e-6, domain_size=1000, n=10000)
+    assert p.a == 0.1 and p.c == math.ceil(4 * math.log(1000) / 0.01)
+    assert p.sigma_test == pytest.approx(math.sqrt(32 * p.c * math.log(2e6)) / (8 / 9 * 10000))
+    assert p.sigma_value == pytest.approx(4 * p.sigma_test)
+    assert bc.PMWParams(0.2, 1.0, 0.0, 1000, 10000).sigma_test == pytest.approx(2 * p.c / (8 / 9 * 1e4))
+
+
+def test_offline_pmw_reaches_threshold_accuracy_without_noise():
+    rng = np.random.default_rng(1)
+    K = 200
+    hist = rng.dirichlet(np.full(K, 0.3))
+    true = np.concatenate([[0], np.cumsum(hist)])
+    params = bc.PMWParams(0.2, 1.0, 1e-6, K, 10 ** 12)        # σ ≈ 1e-8: noiseless limit
+    res = bc.offline_pmw(true, bc.PrefixMW(K, np.arange(K + 1)), params, rng)
+    assert not res.halted and res.updates > 0
+    assert np.max(np.abs(res.answers - true)) <= 0.75 * params.a + 1e-6
+
+
+def test_sup_error_matches_brute_force():
+    dist = bc.DiscretizedBeta(64, 2.0, 3.0)
+    rng = np.random.default_rng(2)
+    cover = bc.threshold_cover(dist.sample(12, rng), 64)
+    g = rng.random(len(cover))
+    t = np.arange(65)
+    project = np.searchsorted(cover, t, side="right") - 1
+    brute = np.max(np.abs(g[project] - dist.cdf_below(t)))
+    assert bc.sup_error_thresholds(cover, g, dist) == pytest.approx(brute)
+
+
+def test_apap_independent_of_N_private_only_is_not():
+    rng = np.random.default_rng(3)
+    n, alpha = 10000, 0.4
+    apap = [bc.apap_thresholds(bc.DiscretizedBeta(2 ** 40), n, 200, alpha, 1.0, 1e-6, rng).err for _ in range(2)]
+    assert max(apap) <= alpha
+    small = [bc.private_pmw_thresholds(bc.DiscretizedBeta(2 ** 6), n, alpha, 1.0, 1e-6, rng).err for _ in range(3)]
+    big = [bc.private_pmw_thresholds(bc.DiscretizedBeta(2 ** 14), n, alpha, 1.0, 1e-6, rng).err for _ in range(2)]
+    assert max(small) <= alpha < min(big)
+
+
+def test_stumps_gaussian_calibration_and_public_only():
+    mu = np.linspace(-0.5, 0.5, 16)
+    rng = np.random.default_rng(4)
+    errs = [bc.stumps_gaussian(mu, 10 ** 9, 1.0, 1e-6, rng) for _ in range(5)]
+    sigma = gaussian_sigma(rho_from_eps(1.0, 1e-6), 4 / 10 ** 9)
+    assert max(errs) < 2 * 6 * sigma + 1e-3
+    assert bc.stumps_public_only(mu, 10 ** 7, rng) < 0.01 < bc.stumps_public_only(mu, 30, rng)
+    run = bc.stumps_pmw(mu, 10 ** 7, 0, 0.2, 1.0, 1e-6, rng)
+    assert run.err <= 0.2 and run.domain_size == 2 ** 16
+
+
+def test_bad_grid_raises():
+    with pytest.raises(ValueError, match="N must be"):
+        bc.DiscretizedBeta(1)
