@@ -1,0 +1,42 @@
+"""Theory runner: Hydra composition of the presets, registry dispatch, resumable records."""
+import pandas as pd
+from omegaconf import OmegaConf
+import pytest
+
+import experiments.theory as theory
+
+
+def test_compose_preset_with_overrides(tmp_path):
+    cfg = theory.compose(["experiment=theory_alon2019", "experiment.trials=60", f"experiment.out={tmp_path}"])
+    assert cfg.experiment.name == "alon2019" and cfg.experiment.trials == 60
+
+
+def test_unknown_experiment_is_a_clear_error():
+    with pytest.raises(KeyError, match="no theory experiment"):
+        theory.run_theory(OmegaConf.create({"name": "nope_no_such_paper"}))
+
+
+def test_register_rejects_duplicates():
+    theory.register("dup_check_x")(len)
+    with pytest.raises(ValueError, match="registered twice"):
+        theory.register("dup_check_x")(max)
+    del theory.REGISTRY["dup_check_x"]
+
+
+def test_reconstruction_part_runs_and_resumes(tmp_path, monkeypatch):
+    argv = ["experiment=theory_beimel2014", "experiment.parts=[reconstruction]", f"experiment.out={tmp_path}",
+            "experiment.reconstruction.T=64", "experiment.reconstruction.mu=[0.05,0.2]",
+            "experiment.reconstruction.trials=50"]
+    theory.run_theory(theory.compose(argv))
+    first = pd.read_csv(tmp_path / "reconstruction.csv")
+    assert (tmp_path / "reconstruction.png").exists() and first.failure_rate.between(0, 1).all()
+    assert first.failure_rate.iloc[1] > first.failure_rate.iloc[0]  # more noise, more failures
+
+    import experiments.theory_beimel2014 as beimel
+
+    def boom(*args, **kwargs):
+        raise AssertionError("finished records were recomputed")
+
+    monkeypatch.setattr(beimel, "run_trials", boom)
+    theory.run_theory(theory.compose(argv))
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "reconstruction.csv"), first)
