@@ -1,8 +1,9 @@
 """All privacy mechanisms in one namespace (the contract's ``privacy.mechanisms``).
 
 Selection (permute-and-flip, exponential mechanism, report-noisy-max) lives in
-:mod:`~pubpriv_core.privacy.selection`, additive noise in :mod:`~pubpriv_core.privacy.noise`, the
-sparse vector technique in :mod:`~pubpriv_core.privacy.sparse_vector`.
+:mod:`~pubpriv_core.privacy.selection` (its exact head/tail noisy-max engine in
+:mod:`~pubpriv_core.privacy.noisy_max`), additive noise in :mod:`~pubpriv_core.privacy.noise`,
+the sparse vector technique in :mod:`~pubpriv_core.privacy.sparse_vector`.
 """
 from pubpriv_core.privacy.noise import gaussian_mechanism, laplace_mechanism
 from pubpriv_core.privacy.selection import (exponential_mechanism,
