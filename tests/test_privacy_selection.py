@@ -67,7 +67,7 @@ def enumerated_pf_probabilities(scores, eps):
 
 
 def laplace_rnm_probabilities(scores, eps):
-    """P(argmax s_j + Lap(b) = r) = ∫ f(x − s_r) Π_{j≠r} F(x − s_j) dx with b = 2/ε, by quadrature."""
+    """P(argmax s_j + Lap(b) = r) = ∫ f(x − s_r) Π_{j≠r} F(x − s_j) dx, b = 2/ε (quadrature)."""
     b = 2 / eps
 
     def cdf(z):
@@ -116,8 +116,8 @@ def test_fast_pf_matches_exact_formula_and_literal_sampler(gaps, tail_cut):
 
 
 def test_fast_pf_tail_candidates_do_win():
-    """With cut 0.5 every candidate but the best is in the tail: all wins of others come from
-    the Binomial/memoryless survivors, and their frequencies still match the formula."""
+    """With cut 0.5 every candidate but the best two is in the tail: all their wins come from the
+    survivors of the bar (best head value + cut), and their frequencies match the formula."""
     scores = -SPREAD
     counts = sample(permute_and_flip, scores, 2.0, seed=5, tail_cut=0.5)
     exact = permute_and_flip_probabilities(scores, 2.0, 1.0)
