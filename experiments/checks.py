@@ -9,6 +9,7 @@ domain fits, DualQuery's calibration leaves at least two rounds. Every failure i
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 from typing import Any
 
 from pubpriv_core.data.paths import DataUnavailableError
@@ -19,9 +20,31 @@ class ConfigError(ValueError):
 
 
 def check_config(cfg: dict[str, Any]) -> None:
-    """All checks: first the scalar ones, then those that load the data (cached in-process)."""
+    """All checks: the keys, the scalar values, then those that load the data (cached)."""
+    check_keys(cfg)
     check_scalars(cfg)
     check_data(cfg)
+
+
+def check_keys(cfg: dict[str, Any]) -> None:
+    """Exactly the schema's keys: Hydra lets ``+key=value`` add and ``~key`` delete keys even in
+    a structured config, and the runner would silently ignore or miss them."""
+    from experiments.config import SCHEMAS, RunConf, WorkloadConf
+
+    nodes = [("", cfg, RunConf), ("workload.", cfg.get("workload"), WorkloadConf)]
+    for group, options in SCHEMAS.items():
+        node = cfg.get(group)
+        name = node.get("kind" if group == "public" else "name") if isinstance(node, dict) else None
+        nodes.append((f"{group}.", node, options.get(name)))
+    for prefix, node, schema in nodes:
+        if not isinstance(node, dict) or schema is None:
+            continue
+        expected = {f.name for f in fields(schema)}
+        for key in sorted(set(node) - expected):
+            raise ConfigError(f"unknown key {prefix}{key}; remove it (`python run.py --cfg job` "
+                              "lists the valid keys)")
+        for key in sorted(expected - set(node)):
+            raise ConfigError(f"missing key {prefix}{key}; do not delete it with ~{prefix}{key}")
 
 
 def check_scalars(cfg: dict[str, Any]) -> None:

@@ -11,6 +11,8 @@ output folder) is written. Only then is the Hydra app launched, with the origina
 """
 from __future__ import annotations
 
+import copy
+import json
 import logging
 import sys
 from pathlib import Path
@@ -18,6 +20,8 @@ from typing import Any, Callable, Sequence
 
 import pooch
 from hydra import compose, initialize_config_dir
+from hydra._internal.config_loader_impl import ConfigLoaderImpl
+from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import ValueType
 from hydra.errors import MissingConfigException
@@ -43,9 +47,10 @@ class UserError(ValueError):
 
 def to_plain(cfg: DictConfig) -> dict[str, Any]:
     """Resolved plain-dict run config without the ``hydra`` node (enums as their names)."""
-    cfg = cfg.copy()
-    with open_dict(cfg):
-        cfg.pop("hydra", None)
+    if "hydra" in cfg:
+        cfg = cfg.copy()
+        with open_dict(cfg):
+            del cfg["hydra"]
     return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
 
 
@@ -76,27 +81,71 @@ def check_jobs(argv: Sequence[str]) -> int:
     jobs = job_overrides(argv)
     seen: set[str] = set()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        composer = SweepComposer()
         for overrides in jobs:
-            cfg = _compose(overrides)
-            key = OmegaConf.to_yaml(OmegaConf.create(cfg))
+            cfg = composer.compose(overrides)
+            key = json.dumps(cfg, sort_keys=True)
             if key not in seen:
                 seen.add(key)
                 check_config(cfg)
     return len(jobs)
 
 
+class SweepComposer:
+    """Composes the jobs of a sweep as Hydra does, but fast: Hydra builds a job's config from
+    the defaults list (changed only by config-group overrides such as ``algo=mwem``) and then
+    applies the value overrides (``eps=0.5``) to it. A full compose costs ~0.3 s, so the
+    config of each distinct set of group overrides is composed once and copied, and the value
+    overrides are applied with Hydra's own routine. Must run inside ``initialize_config_dir``."""
+
+    def __init__(self):
+        self._parser = OverridesParser.create()
+        self._repo = GlobalHydra.instance().config_loader().repository
+        self._bases: dict[tuple[tuple[str, ...], bool], DictConfig] = {}
+
+    def compose(self, overrides: list[str]) -> dict[str, Any]:
+        try:
+            parsed = self._parser.parse_overrides(overrides)
+            sweeps = [o.input_line for o in parsed if o.is_sweep_override()]
+            if sweeps:
+                raise UserError(f"Ambiguous value for argument '{sweeps[0]}'; add -m "
+                                "(--multirun) to sweep over the values")
+            groups = tuple(o.input_line for o in parsed if self._is_group(o))
+            values = [o for o in parsed if not self._is_group(o)]
+            cfg = copy.deepcopy(self._base(groups, any(o.is_hydra_override() for o in values)))
+            ConfigLoaderImpl._apply_overrides_to_config(values, cfg)
+            return to_plain(cfg)
+        except UserError:
+            raise
+        except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
+            raise UserError(hydra_error_line(err)) from None
+
+    def _base(self, groups: tuple[str, ...], with_hydra: bool) -> DictConfig:
+        """The composed config of ``groups``; without the (large) ``hydra`` node unless a value
+        override needs it, which keeps the per-job copy cheap."""
+        if (groups, with_hydra) not in self._bases:
+            cfg = compose(CONFIG_NAME, overrides=list(groups), return_hydra_config=True)
+            if not with_hydra:
+                with open_dict(cfg):
+                    del cfg["hydra"]
+            self._bases[groups, with_hydra] = cfg
+        return self._bases[groups, with_hydra]
+
+    def _is_group(self, override) -> bool:
+        """Hydra's rule (defaults_list.Overrides): a group key with a non-dict value."""
+        return (self._repo.group_exists(override.key_or_group)
+                and not isinstance(override.value(), dict))
+
+
 def compose_config(overrides: Sequence[str] = ()) -> dict[str, Any]:
     """The resolved plain-dict config of one job, as ``python run.py *overrides`` would run it."""
     register_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return _compose(list(overrides))
-
-
-def _compose(overrides: list[str]) -> dict[str, Any]:
-    try:
-        return to_plain(compose(CONFIG_NAME, overrides=overrides, return_hydra_config=True))
-    except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
-        raise UserError(hydra_error_line(err)) from None
+        try:
+            cfg = compose(CONFIG_NAME, overrides=list(overrides), return_hydra_config=True)
+        except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
+            raise UserError(hydra_error_line(err)) from None
+        return to_plain(cfg)
 
 
 def hydra_error_line(err: BaseException) -> str:

@@ -40,6 +40,9 @@ def _refused(argv, tmp_path, capsys):
     (["algo=nope"], "choose one of: best_mixture, dualquery, mwem, pmwpub, public_only"),
     (["public=nope"], "choose one of: biased, dataset, resample"),
     (["foo=1"], "Key 'foo' not in 'RunConf'"),
+    (["+foo=1"], "unknown key foo; remove it"),
+    (["+algo.bar=2"], "unknown key algo.bar"),
+    (["~eps"], "missing key eps"),
     (["algo.foo=1"], "Key 'foo' not in 'PMWPubConf'"),
     (["eps=abc"], "could not be converted to Float"),
     (["T=1.5"], "could not be converted to Integer"),
@@ -84,3 +87,17 @@ def test_sweep_expansion_is_the_cartesian_product():
     assert len(jobs) == 2 * 2 * 3
     assert ["algo=mwem", "eps=1", "T=3", "runs=2"] in jobs
     assert cli.job_overrides(["eps=0.5"]) == [["eps=0.5"]]
+
+
+@pytest.mark.parametrize("job", [
+    [], ["eps=0.5", "algo=mwem", "algo.replay=false"], ["public=biased", "public.delta=0.1"],
+    ["experiment=smoke", "T=7", "dataset.preset=small"], ["hydra/launcher=joblib",
+                                                          "hydra.launcher.n_jobs=3", "eps=2"],
+    ["workload.size=null", "delta=1e-6", "algo=dualquery", "algo.max_T=9"],
+])
+def test_fast_sweep_composer_matches_full_compose(job):
+    from hydra import initialize_config_dir
+
+    expected = cli.compose_config(job)
+    with initialize_config_dir(config_dir=str(cli.CONF_DIR), version_base="1.3"):
+        assert cli.SweepComposer().compose(job) == expected
