@@ -104,6 +104,26 @@ def family_trial(learner: str, d: int, alpha: float, beta: float, eps: float, sp
     return float(PointFunctions(2**d).disagreement([j], [target], D)[0]) < alpha - 1e-9
 
 
+def seed_trial(ell: int, d: int, alpha: float, eps: float, n: int, rng) -> bool:
+    """POINT̂_d with target c_{G(1)}: D has mass α on G(1) and 1 − α on a point outside G's image."""
+    G = B.prg_table(ell, d)
+    target = int(G[1])
+    heavy = next(x for x in range(len(G) + 1) if x not in set(G.tolist()))
+    D = FiniteDistribution([heavy, target], [1 - alpha, alpha])
+    X, y = _labelled(D, target, n, rng)
+    return int(G[B.learn_seed_proper(X, y, ell, d, eps, rng)]) == target
+
+
+def weight_trial(d: int, alpha: float, beta: float, eps: float, n: int, rng) -> list:
+    """Weight |{x : h(x) = 1}| of the boosted learner's output on D_i, counted over all 2^d points
+    (−1 for ⊥), and its exact error (Thm 4.11: small-sample learners need heavy hypotheses)."""
+    D, target = hard_point(d, alpha)
+    h = B.learn_point_boosted(n, functools.partial(_labelled, D, target), alpha, beta, eps, rng)
+    weight = -1.0 if h.is_bottom else float(sum(h(np.arange(s, min(s + 2**20, 2**d))).sum()
+                                               for s in range(0, 2**d, 2**20)))
+    return [weight, h.error(target, D)]
+
+
 def reconstruction_trial(T: int, mu: float, n: int, rng) -> bool:
     """Thm 5.8: h = c_j with every label flipped w.p. μ (j = T/2); True iff reconstruction fails."""
     j = T // 2
@@ -169,6 +189,53 @@ def reconstruction_table(cfg, store) -> pd.DataFrame:
                      "exact_random_walk": 1 - (1 - 2 * mu) ** 2, "catalan_bound": 2 * (mu + mu / (1 - mu)),
                      "paper_8mu": 8 * mu})
     return pd.DataFrame(rows)
+
+
+def seed_sweep(cfg, store) -> pd.DataFrame:
+    rows = []
+    for ell in cfg.seed_learner.ell:
+        fn = functools.partial(seed_trial, int(ell), int(cfg.seed_learner.d), cfg.alpha, cfg.eps)
+        n_star = _search(fn, cfg, store, f"seed/d={cfg.seed_learner.d}/ell={ell}")
+        exact = evaluate("beimel2014.lemma3.4.exact", d=int(ell), alpha=cfg.alpha, beta=cfg.beta, eps=cfg.eps).value
+        rows.append({"ell": int(ell), "d": int(cfg.seed_learner.d), "n_star": n_star,
+                     "exact_em_over_2^ell_candidates": exact})
+        print(f"seed ell={ell} n*={n_star} exact={exact}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def weight_table(cfg, store) -> pd.DataFrame:
+    w = cfg.weights
+    rows = []
+    for d in w.d:
+        key = f"weights/d={d}/n={w.n}"
+        rec = store.get(key)
+        if rec is None or rec["trials_requested"] != w.trials:
+            values = run_trials(functools.partial(weight_trial, int(d), cfg.alpha, cfg.beta, cfg.eps), int(w.n),
+                                range(w.trials), seed=cfg.seed, n_jobs=cfg.n_jobs_heavy)
+            rec = {"key": key, "seed": cfg.seed, "trials_requested": w.trials, "values": values}
+            store.put(key, rec)
+        for weight, err in rec["values"]:
+            rows.append({"d": int(d), "n": int(w.n), "weight": weight, "error": err})
+    return pd.DataFrame(rows)
+
+
+def plot_seed_and_weights(out: Path, seeds: pd.DataFrame, weights: pd.DataFrame, cfg) -> None:
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+    a1.plot(seeds.ell, seeds.n_star, "o-", label=f"n* seed ExpMech, d = {int(seeds.d.iloc[0])} (measured)")
+    a1.plot(seeds.ell, seeds["exact_em_over_2^ell_candidates"], "k-.", lw=1,
+            label="beimel2014.lemma3.4.exact at d = ℓ")
+    a1.set(xlabel="seed length ℓ", ylabel="samples", title="POINT̂_d: inefficient proper learner is Θ(ℓ)")
+    a1.legend(fontsize=7)
+    ok = weights[weights.weight > 0]
+    a2.boxplot([np.log2(g.weight) for _, g in ok.groupby("d")], positions=sorted(ok.d.unique()), widths=1.5)
+    ds = np.array(sorted(ok.d.unique()))
+    a2.plot(ds, ds + np.log2(cfg.alpha / 64), "k--", lw=1, label="log2(α/64 · 2^d) (flip rate of A1 at α/8)")
+    a2.axhline(0, color="C0", lw=1, label="proper learner: weight 1")
+    a2.set(xlabel="d", ylabel="log2 |{x : h(x) = 1}|", title="Thm 4.11: boosted A3 outputs are heavy")
+    a2.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "seed_and_weights.png", dpi=130)
+    plt.close(fig)
 
 
 def plot_reconstruction(out: Path, table: pd.DataFrame) -> None:
@@ -368,6 +435,11 @@ def run(cfg) -> None:
         table = reconstruction_table(cfg, store)
         table.to_csv(out / "reconstruction.csv", index=False)
         plot_reconstruction(out, table)
+    if "seed" in parts:
+        seeds, weights = seed_sweep(cfg, store), weight_table(cfg, store)
+        seeds.to_csv(out / "seed_nstar.csv", index=False)
+        weights.to_csv(out / "weights.csv", index=False)
+        plot_seed_and_weights(out, seeds, weights, cfg)
     if "audit" in parts:
         audit_table(cfg).to_csv(out / "audits.csv", index=False)
     if "release" in parts:

@@ -186,3 +186,16 @@ def test_reconstruction_failure_rate_matches_random_walk():
     fails = sum(B.reconstruct_threshold((np.arange(T) < j) ^ (rng.random(T) < mu)) != j for _ in range(R))
     exact = 1 - (1 - 2 * mu) ** 2
     assert abs(fails / R - exact) < 4 * math.sqrt(exact * (1 - exact) / R)
+
+
+def test_seed_learner_matches_brute_force_law_with_prg_collisions():
+    rng = np.random.default_rng(11)
+    ell, d = 4, 3  # 16 seeds onto 8 points: collisions and unseen points both occur
+    G = B.prg_table(ell, d)
+    X = np.array([G[0], G[0], G[5], 7 - G[0] % 2])
+    y = X == G[0]
+    p = B.seed_em_probabilities(X, y, ell, d, 1.0)
+    draws = np.bincount([B.learn_seed_proper(X, y, ell, d, 1.0, rng) for _ in range(4000)], minlength=16)
+    ok = p > 0.005
+    chi2 = ((draws[ok] - 4000 * p[ok]) ** 2 / (4000 * p[ok])).sum()
+    assert chi2 < stats.chi2.ppf(0.999, ok.sum() - 1)

@@ -18,6 +18,7 @@ INTERVAL_d = {1[x < t] : t ∈ {0..T}} (Def 5.1).  Neighbouring samples differ i
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import math
 from dataclasses import dataclass
@@ -163,6 +164,49 @@ def reconstruct_threshold(h) -> int | None:
     mismatch = zeros_before + ones_from
     best = np.flatnonzero(mismatch == mismatch.min())
     return int(best[0]) if len(best) == 1 else None
+
+
+# ---------------------------------------------------------------- POINT̂_d (Sect. 6)
+@functools.lru_cache(maxsize=8)
+def prg_table(ell: int, d: int) -> np.ndarray:
+    """G_d(r) for every seed r ∈ {0,1}^ℓ: [harness] toy PRG = SHA-256(r) truncated to d ≤ 62 bits."""
+    if not 1 <= ell <= 22 or not 1 <= d <= 62:
+        raise ValueError(f"need 1 ≤ ℓ ≤ 22 and 1 ≤ d ≤ 62, got ℓ={ell}, d={d}; the seed table is enumerated")
+    out = np.array([int.from_bytes(hashlib.sha256(r.to_bytes(4, "big")).digest()[:8], "big") >> (64 - d)
+                    for r in range(2**ell)], dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
+def learn_seed_proper(X, y, ell: int, d: int, eps: float, rng: np.random.Generator) -> int:
+    """Thm 6.1's inefficient proper learner for POINT̂_d: ExpMech over the 2^ℓ seeds, score −err(c_{G(r)}).
+
+    Seeds whose point is not in the sample all score −#positives and form one group (as in
+    Lemma 3.4), so a trial costs O(m log m + |{r : G(r) ∈ U}|) after the table is built.
+    """
+    _check(eps)
+    G = prg_table(ell, d)
+    U, err_u, positives = point_em_scores(X, y, 2**d)
+    seen = np.flatnonzero(np.isin(G, U))
+    err_seen = err_u[np.searchsorted(U, G[seen])]
+    n_out = len(G) - len(seen)
+    scores = -np.append(err_seen, positives) if n_out else -err_seen
+    counts = np.append(np.ones(len(seen)), n_out) if n_out else np.ones(len(seen))
+    r = _grouped_em(scores, counts, eps, rng)
+    if r < len(seen):
+        return int(seen[r])
+    while True:
+        s = int(rng.integers(len(G)))
+        if G[s] not in U:
+            return s
+
+
+def seed_em_probabilities(X, y, ell: int, d: int, eps: float) -> np.ndarray:
+    """Exact law of :func:`learn_seed_proper` over all seeds (brute force, audits and tests)."""
+    G = prg_table(ell, d)
+    X, y = np.asarray(X), np.asarray(y, dtype=bool)
+    err = np.array([np.sum((X == g) != y) for g in G], dtype=float)
+    return exponential_mechanism_probabilities(-err, eps, 1.0)
 
 
 # ---------------------------------------------------------------- representation learner (Sect. 4.1)
