@@ -178,6 +178,14 @@ def prg_table(ell: int, d: int) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _sorted_prg(ell: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seeds ordered by their point, and the sorted points (for O(log 2^ℓ) look-ups)."""
+    G = prg_table(ell, d)
+    order = np.argsort(G, kind="stable")
+    return order, G[order]
+
+
 def learn_seed_proper(X, y, ell: int, d: int, eps: float, rng: np.random.Generator) -> int:
     """Thm 6.1's inefficient proper learner for POINT̂_d: ExpMech over the 2^ℓ seeds, score −err(c_{G(r)}).
 
@@ -186,9 +194,11 @@ def learn_seed_proper(X, y, ell: int, d: int, eps: float, rng: np.random.Generat
     """
     _check(eps)
     G = prg_table(ell, d)
+    order, G_sorted = _sorted_prg(ell, d)
     U, err_u, positives = point_em_scores(X, y, 2**d)
-    seen = np.flatnonzero(np.isin(G, U))
-    err_seen = err_u[np.searchsorted(U, G[seen])]
+    lo, hi = np.searchsorted(G_sorted, U, "left"), np.searchsorted(G_sorted, U, "right")
+    seen = np.concatenate([order[a:b] for a, b in zip(lo, hi)]) if len(U) else np.empty(0, dtype=np.int64)
+    err_seen = np.repeat(err_u, hi - lo)
     n_out = len(G) - len(seen)
     scores = -np.append(err_seen, positives) if n_out else -err_seen
     counts = np.append(np.ones(len(seen)), n_out) if n_out else np.ones(len(seen))
