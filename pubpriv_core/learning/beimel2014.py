@@ -12,7 +12,10 @@ INTERVAL_d = {1[x < t] : t ∈ {0..T}} (Def 5.1).  Neighbouring samples differ i
   subsampling (Claim 4.3), the privacy reduction of Lemma 4.4 with f(ε, ln 4), and private
   boosting (Claim 4.5).  Hypotheses are lazy (:class:`NoisyPoint`, a hashed PRF as in A4/A5), and
   A3 uses the exact binomial shortcut: only K ∼ Bin(n, f·α/4) examples reach A1.
-* :func:`learn_interval_proper` — ExpMech over INTERVAL_d by blocks of equal error, O(m log m).
+  :func:`learn_representation_fresh` is the exact pattern shortcut for a fresh family on a small support.
+* :func:`learn_interval_proper` — ExpMech over INTERVAL_d by blocks of equal error, O(m log m);
+  :func:`reconstruct_threshold` — Thm 5.8's mismatch argmin.
+* :func:`learn_seed_proper` — Thm 6.1's inefficient proper learner for POINT̂_d over 2^ℓ PRG seeds.
 * :func:`laplace_histogram_error`, :func:`blr_release` — data release for POINT_d (Sect. 7).
 """
 from __future__ import annotations
