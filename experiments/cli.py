@@ -54,33 +54,47 @@ def to_plain(cfg: DictConfig) -> dict[str, Any]:
     return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
 
 
-def job_overrides(argv: Sequence[str]) -> list[list[str]]:
-    """The override list of every job: one job, or the sweep's Cartesian product with ``-m``."""
+def job_overrides(argv: Sequence[str], params: dict[str, str] | None = None) -> list[list[str]]:
+    """The override list of every job: one job, or with ``-m`` the Cartesian product that
+    Hydra's basic sweeper runs — the config's ``hydra.sweeper.params`` first, then the command
+    line, a later value for the same key replacing an earlier one."""
     overrides = [a for a in argv if not a.startswith("-")]
     if not any(a in _MULTIRUN for a in argv):
         return [overrides]
-    parsed = OverridesParser.create().parse_overrides(overrides)
-    axes = []
-    for override in parsed:
+    lines = [f"{key}={value}" for key, value in (params or {}).items()] + overrides
+    axes: dict[str, list[str]] = {}
+    for override in OverridesParser.create().parse_overrides(lines):
         key = override.get_key_element()
         if override.is_sweep_override():
             if override.value_type == ValueType.GLOB_CHOICE_SWEEP:
                 raise UserError(f"glob sweeps ({key}=glob(...)) are not supported by the runner; "
                                 "list the options explicitly, e.g. algo=pmwpub,mwem")
-            axes.append([f"{key}={value}" for value in override.sweep_string_iterator()])
+            axes[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
         else:
-            axes.append([f"{key}={override.get_value_element_as_str()}"])
+            axes[key] = [f"{key}={override.get_value_element_as_str()}"]
     jobs: list[list[str]] = [[]]
-    for axis in axes:
+    for axis in axes.values():
         jobs = [job + [choice] for job in jobs for choice in axis]
     return jobs
 
 
+def sweeper_params(first_job: list[str]) -> dict[str, str]:
+    """``hydra.sweeper.params`` of the config (e.g. set by an experiment preset)."""
+    try:
+        hydra_node = compose(CONFIG_NAME, overrides=first_job, return_hydra_config=True).hydra
+    except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
+        raise UserError(hydra_error_line(err)) from None
+    params = OmegaConf.select(hydra_node, "sweeper.params") or {}
+    return {str(key): str(value) for key, value in params.items()}
+
+
 def check_jobs(argv: Sequence[str]) -> int:
     """Compose and check every job of the command line; returns the number of jobs."""
-    jobs = job_overrides(argv)
     seen: set[str] = set()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        jobs = job_overrides(argv)
+        if any(a in _MULTIRUN for a in argv):
+            jobs = job_overrides(argv, sweeper_params(jobs[0]))
         composer = SweepComposer()
         for overrides in jobs:
             cfg = composer.compose(overrides)
@@ -151,7 +165,7 @@ def compose_config(overrides: Sequence[str] = ()) -> dict[str, Any]:
 def hydra_error_line(err: BaseException) -> str:
     """One line from a Hydra/OmegaConf error: its first line, its cause's first line, a fix."""
     if isinstance(err, MissingConfigException) and err.options:
-        options = ", ".join(o for o in err.options if not o.startswith("_schema_"))
+        options = ", ".join(err.options)
         return f"{_first_line(err)}; choose one of: {options}"
     text = _first_line(err)
     cause = err.__cause__ or err.__context__

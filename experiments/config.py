@@ -1,6 +1,7 @@
 """Structured configs (dataclasses) of the query-release runner, registered with Hydra.
 
-Each config group option of ``conf/`` extends one schema below (``defaults: [_schema_<name>]``), so
+Each config group option of ``conf/`` extends one schema below
+(``defaults: [/schema/<group>/<option>@_here_]``), so
 Hydra rejects an unknown key or a wrong type with its own message before anything runs. Choices
 that have a fixed vocabulary are :class:`enum.Enum` fields. Value checks that need the data (k
 against the number of attributes, W against C(d, k), MWEM's domain size) live in
@@ -243,9 +244,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 def register_configs() -> None:
-    """Store the schemas as ``_schema_<option>`` in each group and ``_schema_run`` at the root."""
+    """Store the schemas as ``schema/run`` and ``schema/<group>/<option>``; the YAML files
+    extend them (``defaults: [/schema/<group>/<option>@_here_, _self_]``)."""
     store = ConfigStore.instance()
-    store.store(name="_schema_run", node=RunConf)
+    store.store(group="schema", name="run", node=RunConf)
     for group, options in SCHEMAS.items():
         for option, node in options.items():
-            store.store(group=group, name=f"_schema_{option}", node=node)
+            store.store(group=f"schema/{group}", name=option, node=node)

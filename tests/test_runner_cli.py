@@ -98,6 +98,20 @@ def test_sweep_expansion_is_the_cartesian_product():
 def test_fast_sweep_composer_matches_full_compose(job):
     from hydra import initialize_config_dir
 
-    expected = cli.compose_config(job)
+    expected = cli.compose_config(job)  # also registers the schemas
     with initialize_config_dir(config_dir=str(cli.CONF_DIR), version_base="1.3"):
         assert cli.SweepComposer().compose(job) == expected
+
+
+def test_sweeper_params_of_a_preset_are_expanded_and_checked(tmp_path, capsys):
+    from hydra import initialize_config_dir
+
+    cli.register_configs()
+    with initialize_config_dir(config_dir=str(cli.CONF_DIR), version_base="1.3"):
+        params = cli.sweeper_params(["experiment=smoke"])
+    assert params == {"algo": "pmwpub,mwem,public_only", "eps": "0.5,1"}
+    assert len(cli.job_overrides(["-m", "experiment=smoke"], params)) == 6
+    assert cli.job_overrides(["-m", "experiment=smoke", "eps=2"], params)[0] == \
+        ["algo=pmwpub", "eps=2", "experiment=smoke"]
+    assert len(cli.job_overrides(["experiment=smoke"], params)) == 1  # no -m: no sweep
+    assert "eps must be > 0" in _refused(["-m", "experiment=smoke", "eps=1,-2"], tmp_path, capsys)
