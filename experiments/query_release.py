@@ -35,12 +35,11 @@ USES_PUBLIC = {"pmwpub": True, "public_only": True, "best_mixture": True, "mwem"
                "dualquery": False}
 
 
-def run_config(cfg: dict[str, Any], *, check: bool = True) -> list[dict[str, Any]]:
-    """Run every missing repetition of ``cfg``; return the records of all ``cfg.runs`` reps."""
+def run_config(cfg: dict[str, Any]) -> list[dict[str, Any]]:
+    """Check ``cfg``, run every missing repetition; return the records of all ``cfg.runs``."""
     set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]):
-        if check:
-            check_config(cfg)
+        check_config(cfg)
         store = ResultsStore(cfg["results_dir"])
         store.clean_temp()
         chash = config_hash(cfg)
