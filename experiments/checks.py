@@ -66,6 +66,10 @@ def check_scalars(cfg: dict[str, Any]) -> None:
         if key in public:
             _require(public[key] > 0, f"public.{key} must be > 0, got {public[key]}; "
                                       "pass a positive share of the dataset's rows")
+    max_rounds = cfg["algo"].get("max_T")
+    _require(max_rounds is None or max_rounds >= 2,
+             f"algo.max_T must be >= 2 or null, got {max_rounds}; DualQuery's first round "
+             "alone releases nothing")
     workload = cfg["workload"]
     _require(workload["k"] >= 1, f"workload.k must be >= 1, got {workload['k']}; pass e.g. 3")
     _require(workload["size"] is None or workload["size"] >= 1,
@@ -73,24 +77,28 @@ def check_scalars(cfg: dict[str, Any]) -> None:
 
 
 def check_data(cfg: dict[str, Any]) -> None:
-    """Checks needing the data: builds repetition 0's problem (cached for the run itself)."""
+    """Checks needing the data: the workload against the domain, then repetition 0's problem is
+    built (which catches every data-layer error; the problem is cached for the run itself)."""
     from experiments.problems import build_problem, data_context, load
 
     try:
         with data_context(cfg.get("data_root")):
-            _check_public_attribute(cfg, load(cfg["dataset"]).domain)
+            domain = load(cfg["dataset"]).domain
+            _check_workload(cfg, domain)
+            _check_public_attribute(cfg, domain)
             problem = build_problem(cfg, run=0)
     except (DataUnavailableError, ValueError, KeyError) as err:
         raise ConfigError(_one_line(err)) from None
-    domain = problem.private.domain
-    workload = cfg["workload"]
-    d, k, size = len(domain), workload["k"], workload["size"]
+    _check_algorithm(cfg, problem)
+
+
+def _check_workload(cfg: dict[str, Any], domain) -> None:
+    d, k, size = len(domain), cfg["workload"]["k"], cfg["workload"]["size"]
     _require(k <= d, f"workload.k={k} exceeds the {d} attributes of dataset "
                      f"{cfg['dataset']['name']}; choose k <= {d}")
     _require(size is None or size <= math.comb(d, k),
              f"workload.size={size} exceeds C({d},{k})={math.comb(d, k)}; "
              "choose a smaller size or null for all marginals")
-    _check_algorithm(cfg, problem)
 
 
 def _check_public_attribute(cfg: dict[str, Any], domain) -> None:
