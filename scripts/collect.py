@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Merge the records of a results folder into one tidy CSV: one row per (config, repetition).
 
-    python scripts/collect.py RESULTS_DIR -o OUT.csv
+    python scripts/collect.py RESULTS_DIR [RESULTS_DIR ...] -o OUT.csv
 
 Columns: the record's scalar fields (algo, dataset, public, eps, delta, rho, T, k, workload_size,
 num_queries, run, seed, n_private, n_public, support_size, max_error, mean_error, runtime_s,
@@ -40,13 +40,13 @@ def flatten(record: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def collect(results_dir: str | Path) -> pd.DataFrame:
-    """All records under ``results_dir`` as a DataFrame, required columns first."""
-    store = ResultsStore(results_dir)
-    rows = [flatten(record) for record in store.records()]
+def collect(*results_dirs: str | Path) -> pd.DataFrame:
+    """All records under the ``results_dirs`` as a DataFrame, required columns first."""
+    rows = [flatten(record) for folder in results_dirs
+            for record in ResultsStore(folder).records()]
     if not rows:
-        raise ValueError(f"no records under {store.records_dir}; run `python run.py "
-                         f"results_dir={results_dir}` first")
+        raise ValueError(f"no records under {', '.join(map(str, results_dirs))}; run "
+                         f"`python run.py results_dir={results_dirs[0]}` first")
     table = pd.DataFrame(rows)
     rest = sorted(c for c in table.columns if c not in COLUMNS)
     table = table.reindex(columns=COLUMNS + rest)
@@ -56,15 +56,17 @@ def collect(results_dir: str | Path) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results_dir", help="the runner's results_dir")
+    parser.add_argument("results_dirs", nargs="+", metavar="RESULTS_DIR",
+                        help="the runner's results_dir (several are merged)")
     parser.add_argument("-o", "--output", required=True, help="CSV file to write")
     args = parser.parse_args(argv)
-    if not Path(args.results_dir).is_dir():
-        print(f"error: {args.results_dir} is not a folder; pass the runner's results_dir",
+    missing = [d for d in args.results_dirs if not Path(d).is_dir()]
+    if missing:
+        print(f"error: {missing[0]} is not a folder; pass the runner's results_dir",
               file=sys.stderr)
         return 2
     try:
-        table = collect(args.results_dir)
+        table = collect(*args.results_dirs)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

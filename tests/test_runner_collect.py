@@ -40,6 +40,13 @@ def test_collect_writes_required_columns_and_skips_temp_files(tmp_path):
     assert table["max_error"].tolist() == [0.1, 0.3]
 
 
+def test_collect_merges_several_folders(tmp_path):
+    ResultsStore(tmp_path / "a").write(_record("pmwpub", 1.0, 0, 0.1))
+    ResultsStore(tmp_path / "b").write(_record("mwem", 1.0, 0, 0.2))
+    table = collect(tmp_path / "a", tmp_path / "b")
+    assert table["algo"].tolist() == ["mwem", "pmwpub"]
+
+
 def test_collect_empty_folder_is_an_error(tmp_path, capsys):
     assert collect_main([str(tmp_path), "-o", str(tmp_path / "x.csv")]) == 2
     assert capsys.readouterr().err.startswith("error: no records under")
