@@ -1,11 +1,12 @@
 """Command-line front of ``run.py``: check every job of a (multi)run before Hydra starts any.
 
 ``python run.py experiment=theory_<paper> ...`` is handed to the theory runner
-(:mod:`experiments.theory`). Otherwise ``python run.py [-m] key=value ...`` first expands the command line's sweeps the way Hydra's basic
-sweeper does (the Cartesian product of the comma-separated / ``range`` values), composes each
-job's config with Hydra's compose API against the structured schemas, and runs
-:func:`experiments.checks.check_config` on it. The first problem — a Hydra composition error (unknown
-key, wrong type, unknown group option) or a value check — is printed as ONE line
+(:mod:`experiments.theory`). Otherwise ``python run.py [-m] key=value ...`` first expands the
+sweep the way Hydra's basic sweeper does (the Cartesian product of the config's
+``hydra.sweeper.params`` and the command line's comma-separated / ``range`` values), composes
+each job's config against the structured schemas, and runs
+:func:`experiments.checks.check_config` on it. The first problem — a Hydra composition error
+(unknown key, wrong type, unknown group option) or a value check — is printed as ONE line
 ``error: <message>`` on stderr and the process exits with status 2, before any record (or Hydra
 output folder) is written. Only then is the Hydra app launched, with the original arguments.
 """
@@ -173,8 +174,6 @@ def hydra_error_line(err: BaseException) -> str:
         text = f"{text}: {_first_line(cause)}"
     if "not in" in text or "Could not override" in text:
         text += "; `python run.py --cfg job` lists the valid keys"
-    elif text.startswith("Ambiguous value"):
-        text += "; add -m (--multirun) to sweep over the values"
     return text
 
 

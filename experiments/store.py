@@ -3,8 +3,8 @@
 A record lives at ``<results_dir>/records/<config_hash>/seed<seed>-run<run>.json``. The config hash
 is the SHA-256 (first 16 hex digits) of the canonical JSON of the *experiment* part of the resolved
 config (dataset, public, algo, workload, eps, delta, T) — not of the keys that only say where or
-how fast to run (results_dir, data_root, n_jobs, runs, force, progress, cache_gb) — so raising ``runs``
-reuses the repetitions already done. The repetition is named by (base seed, run index), from which
+how fast to run (results_dir, data_root, n_jobs, runs, force, progress, cache_gb) — so raising
+``runs`` reuses the repetitions already done. The repetition is named by (base seed, run index), from which
 its random streams derive (:mod:`experiments.problems`).
 
 Writes are atomic: the JSON goes to a hidden temp file in the same folder, is flushed and fsynced,

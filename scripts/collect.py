@@ -27,7 +27,7 @@ COLUMNS = ["algo", "dataset", "public", "eps", "delta", "rho", "T", "k", "worklo
            "public_fraction"]
 _NESTED = {"options": "opt_", "dataset_options": "dataset_", "public_options": "public_",
            "trace": "trace_"}
-#: public options already present as top-level columns (delta → delta_bias, fraction → public_fraction).
+#: public options that are top-level columns already (delta_bias, public_fraction).
 _PUBLIC_TOP_LEVEL = ("delta", "fraction")
 
 

@@ -24,12 +24,11 @@ def require_data() -> Path:
     return path
 
 
-def run_cli(*args: str, data: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """``python run.py *args`` in the repository, progress bars off."""
-    env = dict(os.environ, CI="1", HYDRA_FULL_ERROR="")
-    env.pop("HYDRA_FULL_ERROR")
-    if data is not None:
-        env["PUBPRIV_DATA"] = str(data)
+def run_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python run.py *args`` in the repository, as under CI (no progress bar), without
+    Hydra's full-traceback switch."""
+    env = dict(os.environ, CI="1")
+    env.pop("HYDRA_FULL_ERROR", None)
     return subprocess.run([sys.executable, "run.py", *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=timeout)
 

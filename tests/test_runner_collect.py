@@ -66,7 +66,8 @@ def test_summary_mean_and_standard_error():
     assert row["mean"] == pytest.approx(0.4) and row["runs"] == 3
     assert row["se"] == pytest.approx(0.2 / np.sqrt(3))
     assert summary.loc[("pmwpub", 1.0), "se"] == pytest.approx(0.0)
-    assert summary.loc[("mwem", 1.0), "se"] == pytest.approx(np.std([0.5, 0.7], ddof=1) / np.sqrt(2))
+    expected_se = np.std([0.5, 0.7], ddof=1) / np.sqrt(2)
+    assert summary.loc[("mwem", 1.0), "se"] == pytest.approx(expected_se)
     assert len(apply_filters(table, ["algo=mwem"])) == 2
     with pytest.raises(ValueError):
         apply_filters(table, ["nosuch=1"])

@@ -54,7 +54,8 @@ def test_streams_are_independent_children():
     data2, algo2 = repetition_streams(0, 0)
     assert data.integers(1 << 60) == data2.integers(1 << 60)
     assert algo.integers(1 << 60) == algo2.integers(1 << 60)
-    assert repetition_streams(0, 1)[0].integers(1 << 60) != repetition_streams(0, 0)[0].integers(1 << 60)
+    other_run = repetition_streams(0, 1)[0]
+    assert other_run.integers(1 << 60) != repetition_streams(0, 0)[0].integers(1 << 60)
 
 
 @pytest.mark.parametrize("setting, tty, ci, shown", [

@@ -15,7 +15,8 @@ def _hydra_launcher(*overrides):
 def test_submitit_slurm_launcher_composes():
     launcher = _hydra_launcher("hydra/launcher=submitit_slurm", "hydra.launcher.partition=cpu",
                                "hydra.launcher.timeout_min=30")
-    assert launcher._target_ == "hydra_plugins.hydra_submitit_launcher.submitit_launcher.SlurmLauncher"
+    assert launcher._target_ == ("hydra_plugins.hydra_submitit_launcher.submitit_launcher."
+                                 "SlurmLauncher")
     assert get_class(launcher._target_).__name__ == "SlurmLauncher"
     assert launcher.partition == "cpu" and launcher.timeout_min == 30
 
