@@ -1,27 +1,10 @@
 """PMW^Pub on the paper's ADULT setting (Liu et al. 2021, Fig. 2): 3-way, W = 256, 10% public,
 ε = 1, δ = 1/n², T = 100, 5 runs. The paper's research code reaches ≈ 0.013 at Δ = 0."""
-import os
-from pathlib import Path
-
 import numpy as np
-import pytest
 
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
-from pubpriv_core.data import biased, load_dataset, set_data_root
+from pubpriv_core.data import biased
 from pubpriv_core.queries import MarginalWorkload
-
-SHARED = Path(os.environ.get("PUBPRIV_DATA") or
-              Path(__file__).resolve().parents[2] / "shared" / "data")
-
-
-@pytest.fixture(scope="module")
-def adult():
-    if not (SHARED / "adult" / "adult.data").exists():
-        pytest.skip(f"ADULT not found under {SHARED}")
-    set_data_root(SHARED)
-    yield load_dataset("adult")
-    set_data_root(None)
-
 
 def mean_max_error(adult, bias: float, runs: int = 5) -> float:
     workload = MarginalWorkload.random(adult.domain, 3, size=256, seed=0)

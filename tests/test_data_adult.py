@@ -1,28 +1,20 @@
 """ADULT preprocessing (Liu et al. 2021, §5.2; spec liu2021_pmwpub.md §4)."""
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pubpriv_core.data import adult, load_dataset, paths
+from pubpriv_core.data import adult
 
-SHARED = Path(os.environ.get("PUBPRIV_DATA") or
-              Path(__file__).resolve().parents[2] / "shared" / "data")
 SIZES = {"age_10": 10, "workclass": 9, "education-num": 16, "marital-status": 7,
          "occupation": 15, "relationship": 6, "race": 5, "sex": 2, "capital-gain": 16,
          "capital-loss": 6, "hours-per-week": 10, "native-country": 42, "income>50K": 2}
 
 
 @pytest.fixture(scope="module")
-def data():
-    if not (SHARED / "adult" / "adult.data").is_file():
-        pytest.skip(f"ADULT not found under {SHARED}")
-    paths.set_data_root(SHARED)
-    yield load_dataset("adult")
-    paths.set_data_root(None)
+def data(adult):
+    return adult
 
 
 def test_domain_sizes_sum_and_product(data):

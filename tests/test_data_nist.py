@@ -1,25 +1,17 @@
 """NIST diverse-communities excerpts on one shared domain (pubpriv_core.data.nist_acs)."""
-import os
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from pubpriv_core.data import load_dataset, nist_acs, paths
 
-SHARED = Path(os.environ.get("PUBPRIV_DATA") or
-              Path(__file__).resolve().parents[2] / "shared" / "data")
 ROWS = {("ma", 2018): 7244, ("ma", 2019): 7634, ("tx", 2018): 8775, ("tx", 2019): 9276,
         ("national", 2018): 27111, ("national", 2019): 27253}
 
 
 @pytest.fixture(scope="module")
-def shared_root():
-    if not (SHARED / "nist-acs-excerpts" / "data_dictionary.json").is_file():
-        pytest.skip(f"NIST excerpts not found under {SHARED}")
-    paths.set_data_root(SHARED)
-    yield SHARED
-    paths.set_data_root(None)
+def shared_root(nist_root):
+    return nist_root
 
 
 def test_six_files_share_one_domain(shared_root):

@@ -1,6 +1,4 @@
 """Public sources of Liu et al. 2021 §5.2 and the load_dataset cache (pubpriv_core.data)."""
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,17 +7,6 @@ from pubpriv_core.data import (PublicSource, biased, fraction, from_dataset, loa
                                resample, uniform_weights)
 from pubpriv_core.data.domain import Dataset, Domain
 
-SHARED = Path(os.environ.get("PUBPRIV_DATA") or
-              Path(__file__).resolve().parents[2] / "shared" / "data")
-
-
-@pytest.fixture(scope="module")
-def adult():
-    if not (SHARED / "adult" / "adult.data").is_file():
-        pytest.skip(f"ADULT not found under {SHARED}")
-    paths.set_data_root(SHARED)
-    yield load_dataset("adult")
-    paths.set_data_root(None)
 
 
 def test_from_dataset_support_and_weights():

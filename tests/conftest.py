@@ -1,0 +1,37 @@
+"""Shared fixtures: the raw-data root of these machines (``PUBPRIV_DATA`` or ../shared/data).
+
+Tests that need a raw file skip only when it is truly absent; the fixtures point the data layer at
+the root for the test module and restore the default afterwards.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+from pubpriv_core.data import load_dataset, paths
+
+SHARED = Path(os.environ.get("PUBPRIV_DATA") or
+              Path(__file__).resolve().parents[2] / "shared" / "data")
+
+
+def data_root_with(relative: str) -> Path:
+    """The shared data root if it holds ``relative``, else skip the test."""
+    if not (SHARED / relative).is_file():
+        pytest.skip(f"{relative} not found under {SHARED}")
+    return SHARED
+
+
+@pytest.fixture(scope="module")
+def adult():
+    """UCI ADULT as loaded by ``load_dataset("adult")`` from the shared data root."""
+    paths.set_data_root(data_root_with("adult/adult.data"))
+    yield load_dataset("adult")
+    paths.set_data_root(None)
+
+
+@pytest.fixture(scope="module")
+def nist_root():
+    """The shared data root, set as the data layer's root, when it has the NIST excerpts."""
+    paths.set_data_root(data_root_with("nist-acs-excerpts/data_dictionary.json"))
+    yield SHARED
+    paths.set_data_root(None)
