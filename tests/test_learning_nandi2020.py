@@ -123,3 +123,25 @@ def test_bad_parameters_raise_one_line():
         nb.NoisyThreshold(0.5, 0.6)
     with pytest.raises(ValueError, match="delta must be"):
         nb.AgPrivClParams(10, 1.0, 2.0, 0.1, 0.1)
+
+
+@pytest.mark.parametrize("sensitivity, passes", [(1.0, True), (0.5, False)])
+def test_exact_audit_of_sspp_and_relabel_selection(sensitivity, passes):
+    """A_SSPP / A_Relabel select with P ∝ exp(−ε·mistakes/2): over all databases of 3 records on
+    3 cells × 2 labels and all their neighbours the output law changes by ≤ e^ε; the same
+    mechanism calibrated for sensitivity 1/2 is flagged."""
+    from pubpriv_core.learning.audit import exact_audit
+    from pubpriv_core.privacy import exponential_mechanism_probabilities
+
+    eps = 0.7
+    alphabet = [(c, b) for c in range(3) for b in (0, 1)]
+
+    def law(db):
+        counts = np.zeros((3, 2))
+        for c, b in db:
+            counts[c, 1 - b] += 1
+        return exponential_mechanism_probabilities(-nb.cell_mistakes(counts), eps, sensitivity)
+
+    result = exact_audit(law, alphabet, 3)
+    assert result.passes(eps) == passes
+    assert result.eps_max > 0.5 * eps

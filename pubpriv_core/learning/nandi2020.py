@@ -333,9 +333,15 @@ def sspp_from_counts(candidates: np.ndarray, cell_counts: np.ndarray, eps: float
     """A_SSPP (Alg. 7) given the private counts per cell [c_i, c_{i+1}) and label (columns y=1,
     y=0): mistakes(c_i) = #pos left of c_i + #neg right of c_i; exponential mechanism with score
     −mistakes, sensitivity 1: P(c_i) ∝ exp(−ε·mistakes/2) (pure ε-DP)."""
+    return float(candidates[exponential_mechanism(-cell_mistakes(cell_counts), eps, 1.0, rng)])
+
+
+def cell_mistakes(cell_counts: np.ndarray) -> np.ndarray:
+    """Mistakes of the thresholds c_0..c_K given counts per cell (columns y=1, y=0): #positives
+    left of c_i + #negatives right of it.  Replacing one record changes each entry by at most 1."""
     pos, neg = cell_counts[:, 0].astype(np.int64), cell_counts[:, 1].astype(np.int64)
-    mistakes = np.concatenate([[0], np.cumsum(pos)]) + np.concatenate([np.cumsum(neg[::-1])[::-1], [0]])
-    return float(candidates[exponential_mechanism(-mistakes.astype(float), eps, 1.0, rng)])
+    return (np.concatenate([[0], np.cumsum(pos)]) +
+            np.concatenate([np.cumsum(neg[::-1])[::-1], [0]])).astype(float)
 
 
 def bin_counts(candidates: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
