@@ -49,12 +49,15 @@ def pmwpub_record(setting: lv.Setting, n: int, m: int, trial: int, eps_grid, T_g
             "Q_size": int(problem.true_answers.size)}
 
 
+def _compute_and_store(root: str, key: str, fn, args) -> None:
+    """Worker: compute one record and write it atomically (so an interrupted sweep resumes)."""
+    RecordStore(root).put(key, fn(*args))
+
+
 def _run_records(store: RecordStore, jobs: dict, n_jobs: int) -> list[dict]:
-    """Compute the records whose keys are missing (in parallel), store them, return all."""
+    """Compute the records whose keys are missing (in parallel, each stored when done), return all."""
     todo = [k for k in jobs if store.get(k) is None]
-    results = Parallel(n_jobs=n_jobs)(delayed(fn)(*args) for fn, args in (jobs[k] for k in todo))
-    for key, rec in zip(todo, results):
-        store.put(key, rec)
+    Parallel(n_jobs=n_jobs)(delayed(_compute_and_store)(str(store.root), k, *jobs[k]) for k in todo)
     return [store.get(k) for k in jobs]
 
 
