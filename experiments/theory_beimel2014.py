@@ -104,12 +104,17 @@ def family_trial(learner: str, d: int, alpha: float, beta: float, eps: float, sp
     return float(PointFunctions(2**d).disagreement([j], [target], D)[0]) < alpha - 1e-9
 
 
+@functools.lru_cache(maxsize=8)
+def _outside_image(ell: int, d: int) -> int:
+    """Smallest point not hit by the PRG (the heavy point of the seed instance)."""
+    return int(np.setdiff1d(np.arange(2**ell + 1), B.prg_table(ell, d))[0])
+
+
 def seed_trial(ell: int, d: int, alpha: float, eps: float, n: int, rng) -> bool:
     """POINT̂_d with target c_{G(1)}: D has mass α on G(1) and 1 − α on a point outside G's image."""
     G = B.prg_table(ell, d)
     target = int(G[1])
-    heavy = next(x for x in range(len(G) + 1) if x not in set(G.tolist()))
-    D = FiniteDistribution([heavy, target], [1 - alpha, alpha])
+    D = FiniteDistribution([_outside_image(ell, d), target], [1 - alpha, alpha])
     X, y = _labelled(D, target, n, rng)
     return int(G[B.learn_seed_proper(X, y, ell, d, eps, rng)]) == target
 
