@@ -166,7 +166,7 @@ def plot_pcqr(df: pd.DataFrame, cfg, out: Path) -> None:
                           label=f"{bound_id} shape ×{scale:.3g}")
     for x, txt in ((1 / cfg.alpha, "1/α"), (1 / cfg.alpha ** 3, "1/α³")):
         ax.axvline(x, color="grey", lw=0.8, ls=":")
-        ax.text(x, ax.get_ylim()[1], txt, ha="center", va="bottom", fontsize=8)
+        ax.text(x, 0.02, f" m = {txt}", transform=ax.get_xaxis_transform(), fontsize=8)
     ax.set_xlabel("number of classification queries m")
     ax.set_ylabel(f"private sample size n*(α={cfg.alpha}, β={cfg.beta})")
     ax.set_title(f"Nandi–Bassily 2020 PCQR, thresholds, γ={cfg.eta}, ε={cfg.eps}, δ={cfg.delta}", fontsize=9)
