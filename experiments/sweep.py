@@ -213,8 +213,9 @@ def run_group(group: Sequence[Task]) -> float:
 
 
 def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = False,
-              check: bool = True, log=print) -> SweepReport:
+              check: bool = True, log=None) -> SweepReport:
     """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers."""
+    log = log or (lambda text: print(text, flush=True))
     tick = time.perf_counter()
     if check:
         check_all(configs)
