@@ -30,7 +30,7 @@ def app(cfg: DictConfig) -> float:
     plain = to_plain(cfg)
     try:
         records = run_config(plain)
-    except (ConfigError, DataUnavailableError) as err:
+    except (ConfigError, DataUnavailableError, ValueError) as err:  # project errors: one line
         fail(str(err))
     errors = [r["max_error"] for r in records]
     mean = sum(errors) / len(errors)

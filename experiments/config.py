@@ -199,6 +199,7 @@ class BestMixtureConf(AlgoConf):
     name: str = "best_mixture"
     method: MixtureMethod = MixtureMethod.both
     mw_iters: int = 100
+    lp_time_limit: float = 300.0
 
 
 # ----------------------------------------------------------------------------- workload, run

@@ -175,3 +175,14 @@ def test_mwem_answers_are_those_of_its_histogram(biased_problem):
     np.testing.assert_allclose(answer_histogram(biased_problem.workload, hist), release.answers,
                                atol=1e-12)
     assert release.support is None and release.weights.size == biased_problem.private.domain.size()
+
+
+def test_lp_time_limit_falls_back_to_the_mw_estimate(biased_problem):
+    with pytest.raises(ValueError, match="time_limit"):
+        run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
+                      method="lp", lp_time_limit=0.0)
+    release = run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
+                            method="both", lp_time_limit=0.0)
+    assert np.isnan(release.trace["lp_value"])
+    assert release.errors(biased_problem.true_answers)["max_error"] == \
+        pytest.approx(release.trace["mw_value"])

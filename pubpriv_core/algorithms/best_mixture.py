@@ -29,11 +29,17 @@ from pubpriv_core.queries import SupportAnswerer
 
 METHODS = ("lp", "mw", "both")
 DEFAULT_LP_MAX_NONZEROS = 50_000_000
+DEFAULT_LP_TIME_LIMIT = 300.0   # seconds; ADULT 3-way W=256 (≈47K present cells) exceeds it
+
+
+class LPTimeLimitError(ValueError):
+    """HiGHS stopped at the time limit before proving optimality."""
 
 
 def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
-                    max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS) -> tuple[float, np.ndarray]:
-    """Exact f(X̂) and an optimal μ by the LP of Definition 4.1 (HiGHS)."""
+                    max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS,
+                    time_limit: float = DEFAULT_LP_TIME_LIMIT) -> tuple[float, np.ndarray]:
+    """Exact f(X̂) and an optimal μ by the LP of Definition 4.1 (HiGHS, within ``time_limit`` s)."""
     present, floor = _split(answerer, true_answers)
     n_support = answerer.size
     nonzeros = 2 * n_support * answerer.workload.num_marginals
@@ -49,7 +55,10 @@ def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
     cost = np.append(np.zeros(n_support), 1.0)
     bounds = [(0, None)] * n_support + [(floor, None)]
     res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0], bounds=bounds,
-                  method="highs")
+                  method="highs", options={"time_limit": float(time_limit)})
+    if res.status == 1:
+        raise LPTimeLimitError(f"best-mixture LP not solved within {time_limit:g} s; "
+                               "use method=mw or raise lp_time_limit")
     if res.status != 0:
         raise RuntimeError(f"best-mixture LP failed: {res.message}")
     mu = np.clip(res.x[:n_support], 0.0, None)
@@ -92,11 +101,13 @@ def dp_best_mixture_error(problem: ReleaseProblem, eps_f: float, rng: np.random.
 
 def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                      rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
-                     lp_max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS) -> Release:
+                     lp_max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS,
+                     lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
     """Non-private reference: the best reweighting of X̂ (LP optimum, else the MW estimate).
 
     ``eps``, ``T`` and ``rng`` are ignored; ρ = 0 because nothing is released about D̃ beyond a
-    reference line. The trace carries ``lp_value`` and ``mw_value`` (NaN when not computed).
+    reference line. The trace carries ``lp_value`` and ``mw_value`` (NaN when not computed or,
+    with ``method="both"``, when the LP hits ``lp_time_limit``: the MW estimate is kept then).
     """
     if method not in METHODS:
         raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
@@ -109,7 +120,12 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
         mw_value, weights = best_mixture_mw(answerer, problem.true_answers,
                                             problem.public_weights, mw_iters)
     if method in ("lp", "both"):
-        lp_value, weights = best_mixture_lp(answerer, problem.true_answers, lp_max_nonzeros)
+        try:
+            lp_value, weights = best_mixture_lp(answerer, problem.true_answers,
+                                                lp_max_nonzeros, lp_time_limit)
+        except LPTimeLimitError:
+            if method == "lp":
+                raise
     return Release("best_mixture", weights=weights,
                    answers=answerer.expand(answerer.answer(weights)), rho=0.0,
                    eps=0.0, delta=delta, support=problem.public_support,
