@@ -1,0 +1,189 @@
+#!/usr/bin/env python
+"""Figures 1–3 and Table 1 of Liu et al. 2021 (PMW^Pub) from collected runs.
+
+    python scripts/plot_figures.py results/fig2_adult_bias   # redraw from runs.csv/selected.csv
+
+Figures (§5.5 layout): max error against ε on a log x-axis, the mean over runs with ± one
+standard error bars, one panel per (figure row, public source); in each panel PMW^Pub with that
+public source, the row's baselines (MWEM, DualQuery) and, shaded, the area below the source's
+best mixture error (Def. 4.1), which PMW^Pub cannot reach. A figure with a single row and many
+sources (Fig. 2) gets a first overview panel with every source. Table 1: per-iteration seconds
+(mean ± SE over runs) as markdown, with the machine it was measured on.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+ALGO_NAMES = {"pmwpub": "PMW$^{Pub}$", "mwem": "MWEM", "dualquery": "DualQuery",
+              "public_only": "public only", "best_mixture": "best mixture"}
+BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange"}
+COLUMNS = 5
+
+
+def _present(value) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def source_label(row: pd.Series) -> str:
+    """The public source of a run: Δ for biased samples, STATE/REGION-year for another dataset,
+    with the kept fraction p when below 1."""
+    kind = row["public"]
+    if kind == "biased":
+        label = f"Δ={row['delta_bias']:+g}" if row["delta_bias"] else "Δ=0"
+    elif kind == "dataset":
+        place = next((row.get(f"{side}_{key}") for key in ("region", "state")
+                      for side in ("public", "dataset") if _present(row.get(f"{side}_{key}"))),
+                     "?")
+        year = row.get("public_year") if _present(row.get("public_year")) else row.get(
+            "dataset_year")
+        label = f"{str(place).upper()}-{int(year)}"
+    else:
+        label = str(kind)
+    fraction = row.get("public_fraction", 1.0)
+    return f"{label} p={fraction:.1%}" if _present(fraction) and fraction < 1 else label
+
+
+def line_labels(table: pd.DataFrame) -> pd.DataFrame:
+    """Add ``source`` (public source; empty for algorithms that ignore it) and ``line`` (the
+    plotted curve: row | algorithm [source])."""
+    uses = table["uses_public"].astype(bool)
+    source = [source_label(r) if u else "" for (_, r), u in zip(table.iterrows(), uses)]
+    names = table["algo"].map(ALGO_NAMES).fillna(table["algo"])
+    line = [f"{row} | {n} [{s}]" if s else f"{row} | {n}"
+            for row, n, s in zip(table["row"], names, source)]
+    return table.assign(source=source, line=line)
+
+
+def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
+    """(row, source) of every public-using line, rows in first-seen order."""
+    public = chosen[chosen["source"] != ""]
+    return list(dict.fromkeys(zip(public["row"], public["source"])))
+
+
+def _errorbar(ax, part: pd.DataFrame, **style) -> None:
+    part = part.sort_values("eps")
+    ax.errorbar(part["eps"], part["mean"], yerr=part["se"], marker="o", ms=3, capsize=2,
+                lw=1.2, **style)
+
+
+def draw_panel(ax, chosen: pd.DataFrame, mixture: pd.DataFrame, row: str, source: str) -> None:
+    """One panel: PMW^Pub with ``source``, the row's baselines, the shaded best mixture error."""
+    mine = chosen[(chosen["row"] == row) & (chosen["source"] == source)]
+    for algo, part in mine.groupby("algo"):
+        _errorbar(ax, part, color="tab:blue", label=f"{ALGO_NAMES.get(algo, algo)} ({source})")
+    base = chosen[(chosen["row"] == row) & (chosen["source"] == "")]
+    for algo, part in base.groupby("algo"):
+        name = ALGO_NAMES.get(algo, algo)
+        _errorbar(ax, part, color=BASELINE_COLORS.get(name, "tab:gray"), label=name)
+    best = mixture[(mixture["row"] == row) & (mixture["source"] == source)]["max_error"]
+    if not best.empty:
+        ax.axhspan(0, best.mean(), color="tab:gray", alpha=0.25,
+                   label=f"below best mixture error ({best.mean():.3f})")
+    ax.set_title(f"{row}: {source}", fontsize=8)
+
+
+def draw_overview(ax, chosen: pd.DataFrame, row: str) -> None:
+    """Every source of ``row`` in one panel (Fig. 2's layout), baselines in black."""
+    mine = chosen[(chosen["row"] == row) & (chosen["source"] != "")]
+    sources = list(dict.fromkeys(mine.sort_values("source")["source"]))
+    colors = sns.color_palette("viridis", len(sources))
+    for color, source in zip(colors, sources):
+        _errorbar(ax, mine[mine["source"] == source], color=color, label=source)
+    for algo, part in chosen[(chosen["row"] == row) & (chosen["source"] == "")].groupby("algo"):
+        _errorbar(ax, part, color="black", ls="--", label=ALGO_NAMES.get(algo, algo))
+    ax.set_title(f"{row}: all public sources", fontsize=8)
+
+
+def plot_artefact(chosen: pd.DataFrame, mixture: pd.DataFrame, test: pd.DataFrame,
+                  title: str):
+    """The whole figure (see the module docstring); ``test`` is kept for the run counts."""
+    sns.set_theme(style="whitegrid", context="paper")
+    keys = panels(chosen)
+    rows = list(dict.fromkeys(r for r, _ in keys))
+    overview = len(rows) == 1 and len(keys) > 3
+    slots = [("overview", rows[0])] * overview + [("panel", k) for k in keys]
+    if len(rows) == 1:
+        layout = [slots[i:i + COLUMNS] for i in range(0, len(slots), COLUMNS)]
+    else:
+        layout = [[("panel", k) for k in keys if k[0] == row] for row in rows]
+    ncols = max(len(r) for r in layout)
+    fig, axes = plt.subplots(len(layout), ncols, figsize=(3.3 * ncols, 2.9 * len(layout)),
+                             squeeze=False, sharey="row")
+    for i, line in enumerate(layout):
+        for j in range(ncols):
+            ax = axes[i][j]
+            if j >= len(line):
+                ax.set_visible(False)
+                continue
+            kind, key = line[j]
+            if kind == "overview":
+                draw_overview(ax, chosen, key)
+            else:
+                draw_panel(ax, chosen, mixture, *key)
+            ax.set_xscale("log")
+            ax.set_xlabel("ε")
+            ax.set_ylabel("max error")
+            ax.legend(fontsize=5.5, loc="best", framealpha=0.7)
+    runs = int(test.groupby("config_hash")["run"].nunique().max()) if not test.empty else 0
+    fig.suptitle(f"{title}\nmax error, mean ± 1 SE over {runs} runs; shaded: below the best "
+                 "mixture error of the public support (unachievable by PMW$^{Pub}$)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def runtime_table(table: pd.DataFrame, machine: str) -> str:
+    """Table 1 as markdown: seconds per iteration (mean ± SE over runs) per algorithm and
+    domain, with the support and query counts and the machine."""
+    table = table.assign(domain=table["row"])
+    rows = ["| domain | algorithm | s / iteration (mean ± SE) | runs | T | queries | support or |X| |",
+            "|---|---|---|---|---|---|---|"]
+    for (domain, algo), part in table.groupby(["domain", "algo"], sort=False):
+        sec = part["per_iter_s"]
+        size = part["support_size"].iloc[0]
+        rows.append(f"| {domain} | {ALGO_NAMES.get(algo, algo)} | {sec.mean():.4f} ± "
+                    f"{sec.std(ddof=1) / np.sqrt(len(sec)) if len(sec) > 1 else 0:.4f} | "
+                    f"{len(sec)} | {int(part['T'].iloc[0])} | {int(part['num_queries'].iloc[0])} "
+                    f"| {int(size)} |")
+    if "full" in set(table["domain"]) and "mwem" not in set(table[table["domain"] == "full"]
+                                                             ["algo"]):
+        rows.append("| full | MWEM | infeasible (|X| above max_domain_size: refused) | – | – | – "
+                    "| – |")
+    return "\n".join(["# Table 1: per-iteration run time, one process", "",
+                      f"Machine: {machine}.", "", *rows, ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", help="an artefact folder with runs.csv and selected.csv")
+    parser.add_argument("--title", default="")
+    args = parser.parse_args(argv)
+    folder = Path(args.folder)
+    try:
+        runs = pd.read_csv(folder / "runs.csv", keep_default_na=True)
+        chosen = pd.read_csv(folder / "selected.csv")
+    except FileNotFoundError as err:
+        print(f"error: {err.filename} is missing; run scripts/reproduce.py first",
+              file=sys.stderr)
+        return 2
+    runs["source"], chosen["source"] = runs["source"].fillna(""), chosen["source"].fillna("")
+    mixture = runs[(runs["algo"] == "best_mixture") & (runs["role"] == "test")]
+    test = runs[(runs["algo"] != "best_mixture") & (runs["role"] == "test")]
+    plot_artefact(chosen, mixture, test, args.title or folder.name).savefig(
+        folder / "figure.png", dpi=130)
+    print(f"wrote {folder / 'figure.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

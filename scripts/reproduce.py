@@ -1,0 +1,335 @@
+#!/usr/bin/env python
+"""Regenerate one artefact of Liu et al. 2021 (PMW^Pub) with one command: sweep, collect, plot.
+
+    python scripts/reproduce.py fig2            # ADULT, PMW^Pub(Δ) vs DualQuery (Fig. 2)
+    python scripts/reproduce.py fig1_nist       # Fig. 1 on the offline NIST ACS excerpts
+    python scripts/reproduce.py fig3_nist       # Fig. 3 (public fraction) on the NIST excerpts
+    python scripts/reproduce.py table1          # Table 1, per-iteration run time
+    python scripts/reproduce.py fig1_acs        # Fig. 1 on ACS via folktables (needs internet)
+    python scripts/reproduce.py fig3_fraction   # Fig. 3 on ACS via folktables (needs internet)
+    options: --quick (1 run, 2 ε, first value of the other axes) --tuning best_average|validation
+             --jobs N --set key=value (replace an axis in every block) --data-root DIR
+             --results-dir DIR (records) --out DIR (CSV, PNG, summary) --no-run (collect + plot)
+
+An artefact is a list of *blocks*: an experiment preset (``conf/experiment``) plus overrides,
+i.e. exactly ``python run.py -m experiment=<preset> <overrides>``, tagged with the figure row it
+feeds and its role (test or validation). All blocks run as one sweep (:mod:`experiments.sweep`:
+shared problems, resumable); the records are collected (``scripts/collect.py``), the
+hyper-parameters selected (:mod:`experiments.tuning`) and the figure drawn
+(``scripts/plot_figures.py``). The wall time is printed and written to ``summary.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "scripts")]
+
+from collect import collect  # noqa: E402
+from plot_figures import line_labels, plot_artefact, runtime_table  # noqa: E402
+
+from experiments.cli import UserError  # noqa: E402
+from experiments.store import config_hash  # noqa: E402
+from experiments.sweep import expand, compose_jobs, run_sweep  # noqa: E402
+from experiments.tuning import METHODS, select  # noqa: E402
+
+EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
+
+
+@dataclass(frozen=True)
+class Block:
+    """``run.py -m experiment=<preset> <overrides>``, feeding figure row ``row`` as ``role``."""
+
+    preset: str
+    overrides: tuple[str, ...] = ()
+    row: str = ""
+    role: str = "test"
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """A figure or table: its blocks, output folder, default tuning and kind (errors | runtime)."""
+
+    name: str
+    out: str
+    blocks: tuple[Block, ...]
+    tuning: str = "best_average"
+    kind: str = "errors"
+    title: str = ""
+    needs_internet: bool = False
+    quick_keep: tuple[str, ...] = field(default=("public", "public.delta", "public.fraction",
+                                                 "algo"))
+
+
+def _baselines(preset: str, row: str, role: str, extra: tuple[str, ...], public: str,
+               mwem: bool, dq_grid: tuple[str, ...]) -> list[Block]:
+    """DualQuery (η, s grid), optionally MWEM, on ``row``; their public is irrelevant but fixed
+    to ``public`` so they share the problem of that PMW^Pub line."""
+    fixed = (*extra, f"public={public}", "public.fraction=1.0")
+    blocks = [Block(preset, (*fixed, "algo=dualquery", "T=1", *dq_grid), row, role)]
+    if mwem:
+        blocks.append(Block(preset, (*fixed, "algo=mwem"), row, role))
+    return blocks
+
+
+def _mixture(preset: str, row: str, role: str, extra: tuple[str, ...]) -> Block:
+    """Best mixture error (non-private, MW with 100 iterations) of every public of the row."""
+    return Block(preset, (*extra, "algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1"),
+                 row, role)
+
+
+DQ_GRID = ("algo.eta=2.0,4.0", "algo.samples=25,50")
+
+
+def _row(preset: str, row: str, extra: tuple[str, ...] = (), *, public0: str, mwem: bool,
+         role: str = "test", publics: str | None = None) -> list[Block]:
+    extra = (*extra, f"public={publics}") if publics else extra
+    return [Block(preset, extra, row, role), _mixture(preset, row, role, extra),
+            *_baselines(preset, row, role, tuple(e for e in extra if not e.startswith("public=")),
+                        public0, mwem, DQ_GRID)]
+
+
+_NIST_FULL = ("dataset.reduced=false", "workload.k=3")
+_NIST_TX = ("dataset.region=tx",)
+_ACS_FULL = ("dataset.reduced=false", "workload.k=3", "workload.size=4096")
+_ACS_GA = ("dataset.state=GA",)
+_ACS_GA_PUBLICS = "{year:2014},{state:NC},{state:CA},{state:TX},{state:NY},{state:FL},{state:IL}"
+_ACS_VAL_PA = "{state:OH,year:2018},{state:CA,year:2018},{state:TX,year:2018},{state:NY,year:2018},{state:FL,year:2018},{state:IL,year:2018}"  # noqa: E501
+_ACS_VAL_GA = _ACS_VAL_PA.replace("state:OH", "state:NC")
+
+ARTEFACTS = {a.name: a for a in [
+    Artefact("fig2", "results/fig2_adult_bias", (
+        Block("fig2_adult_bias", (), "ADULT"),
+        Block("fig2_adult_bias_dualquery", (), "ADULT"),
+        Block("fig2_adult_bias_mixture", (), "ADULT")),
+        title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs DualQuery"),
+    Artefact("fig1_nist", "results/fig1_nist", (
+        *_row("fig1_nist", "reduced, private MA-2019", public0="{year:2018}", mwem=True),
+        *_row("fig1_nist", "full, private MA-2019", _NIST_FULL, public0="{year:2018}",
+              mwem=False),
+        *_row("fig1_nist", "full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
+              public0="{year:2018}", mwem=False,
+              publics="{year:2018},{region:national},{region:ma}"),
+        # validation: the 2018 file of the same region treated as private, same public files
+        *_row("fig1_nist", "reduced, private MA-2019", ("dataset.year=2018",),
+              public0="{region:national,year:2019}", mwem=True, role="validation",
+              publics="{region:national,year:2019},{region:tx,year:2019}"),
+        *_row("fig1_nist", "full, private MA-2019", (*_NIST_FULL, "dataset.year=2018"),
+              public0="{region:national,year:2019}", mwem=False, role="validation",
+              publics="{region:national,year:2019},{region:tx,year:2019}"),
+        *_row("fig1_nist", "full, private TX-2019", (*_NIST_FULL, *_NIST_TX,
+                                                     "dataset.year=2018"),
+              public0="{region:national,year:2019}", mwem=False, role="validation",
+              publics="{region:national,year:2019},{region:ma,year:2019}")),
+        tuning="validation",
+        title="NIST ACS excerpts: max error vs ε (Fig. 1 layout)"),
+    Artefact("fig3_nist", "results/fig3_nist", (
+        Block("fig3_nist", (), "public MA-2018", ),
+        Block("fig3_nist", ("public={region:national}",), "public NATIONAL-2019"),
+        _mixture("fig3_nist", "public MA-2018", "test", ()),
+        _mixture("fig3_nist", "public NATIONAL-2019", "test", ("public={region:national}",)),
+        *[replace(b, row=r) for r in ("public MA-2018", "public NATIONAL-2019")
+          for b in _baselines("fig3_nist", "", "test", (), "{year:2018}", False, DQ_GRID)]),
+        title="NIST MA-2019, full domain, 3-way: public fraction p"),
+    Artefact("table1", "results/table1", (
+        Block("table1_runtime", (), "reduced"),
+        Block("table1_runtime", ("algo=pmwpub", "dataset.reduced=false", "workload.k=3"),
+              "full")),
+        kind="runtime", title="Per-iteration run time (one process)"),
+    Artefact("fig1_acs", "results/fig1_acs", (
+        *_row("fig1_acs", "reduced, private PA-18", public0="{year:2014}", mwem=True),
+        *_row("fig1_acs", "full, private PA-18", _ACS_FULL, public0="{year:2014}", mwem=False),
+        *_row("fig1_acs", "full, private GA-18", (*_ACS_FULL, *_ACS_GA), public0="{year:2014}",
+              mwem=False, publics=_ACS_GA_PUBLICS),
+        *_row("fig1_acs", "reduced, private PA-18", ("dataset.year=2014",),
+              public0="{state:OH,year:2018}", mwem=True, role="validation",
+              publics=_ACS_VAL_PA),
+        *_row("fig1_acs", "full, private PA-18", (*_ACS_FULL, "dataset.year=2014"),
+              public0="{state:OH,year:2018}", mwem=False, role="validation",
+              publics=_ACS_VAL_PA),
+        *_row("fig1_acs", "full, private GA-18", (*_ACS_FULL, *_ACS_GA, "dataset.year=2014"),
+              public0="{state:NC,year:2018}", mwem=False, role="validation",
+              publics=_ACS_VAL_GA)),
+        tuning="validation", needs_internet=True,
+        title="ACS (folktables): max error vs ε (Fig. 1)"),
+    Artefact("fig3_fraction", "results/fig3_fraction", (
+        Block("fig3_fraction", ("public={year:2014}",), "public PA-14"),
+        Block("fig3_fraction", ("public={state:OH}",), "public OH-18"),
+        _mixture("fig3_fraction", "public PA-14", "test", ("public={year:2014}",)),
+        _mixture("fig3_fraction", "public OH-18", "test", ("public={state:OH}",)),
+        *[replace(b, row=r) for r in ("public PA-14", "public OH-18")
+          for b in _baselines("fig3_fraction", "", "test", (), "{year:2014}", False, DQ_GRID)]),
+        needs_internet=True, title="ACS PA-18, full domain, 3-way, W = 4096: public fraction"),
+]}
+
+
+def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
+    """``--quick``: one run, ε at the grid's ends, the first value of every other swept axis
+    except the ``keep`` axes (the public sources, which are what a figure compares)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from experiments.sweep import preset_grid
+
+    grid = preset_grid(block.preset)
+    grid.update(o.split("=", 1) for o in block.overrides)
+    parser, out = OverridesParser.create(), ["runs=1"]
+    for key, value in grid.items():
+        parsed = parser.parse_override(f"{key}={value}")
+        if key in keep or not parsed.is_sweep_override():
+            continue
+        values = list(parsed.sweep_string_iterator())
+        out.append(f"{key}={','.join(values[::len(values) - 1] if key == 'eps' else values[:1])}")
+    return out
+
+
+@dataclass
+class Plan:
+    """The distinct configs of an artefact and the (row, role) each feeds."""
+
+    configs: list[dict]
+    tags: pd.DataFrame  # config_hash, row, role (a config may feed several rows)
+
+
+def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
+    """Compose every block of ``artefact`` with the extra ``settings`` (``--set``, paths)."""
+    configs: dict[str, dict] = {}
+    tags = []
+    for block in artefact.blocks:
+        extra = quick_overrides(block, artefact.quick_keep) if quick else []
+        for cfg in compose_jobs(expand(block.preset, [*block.overrides, *extra, *settings])):
+            chash = config_hash(cfg)
+            configs.setdefault(chash, cfg)
+            tags.append((chash, block.row, block.role))
+    frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"]).drop_duplicates()
+    return Plan(list(configs.values()), frame)
+
+
+def collect_plan(p: Plan) -> pd.DataFrame:
+    """The records of the plan's configs (runs < ``runs``), tagged with row and role."""
+    dirs = sorted({cfg["results_dir"] for cfg in p.configs})
+    table = pd.concat([collect(d) for d in dirs], ignore_index=True)
+    runs = {config_hash(cfg): cfg["runs"] for cfg in p.configs}
+    table = table[table["config_hash"].map(runs).gt(table["run"])]
+    return line_labels(table.merge(p.tags, on="config_hash", how="inner"))
+
+
+def machine() -> str:
+    """CPU model, core count and the current load (``/proc``), for the timing notes."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [ln.split(":", 1)[1].strip() for ln in cpuinfo.read_text().splitlines()
+                 if ln.startswith("model name")]
+        model = names[0] if names else model
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{model}, {os.cpu_count()} cores, load average (1/5/15 min) {load}"
+
+
+def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
+                  notes: list[str]) -> list[Path]:
+    """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "runs.csv"]
+    table.to_csv(written[0], index=False)
+    if artefact.kind == "runtime":
+        text = runtime_table(table, machine())
+        (out / "table1.md").write_text(text)
+        written.append(out / "table1.md")
+        summary = text
+    else:
+        scored = table[table["algo"] != "best_mixture"]
+        test, validation = (scored[scored["role"] == r] for r in ("test", "validation"))
+        lines = test[["line", "row", "source", "algo"]].drop_duplicates("line")
+        chosen = select(test, tuning, validation).merge(lines, on="line")
+        chosen.to_csv(out / "selected.csv", index=False)
+        mixture = table[(table["algo"] == "best_mixture") & (table["role"] == "test")]
+        fig = plot_artefact(chosen, mixture, test, f"{artefact.title} — T by {tuning}")
+        fig.savefig(out / "figure.png", dpi=130)
+        written += [out / "selected.csv", out / "figure.png"]
+        summary = summary_table(chosen, mixture)
+    (out / "summary.md").write_text("\n".join([f"# {artefact.title}", "", *notes, "",
+                                               summary, ""]))
+    return written + [out / "summary.md"]
+
+
+def summary_table(chosen: pd.DataFrame, mixture: pd.DataFrame) -> str:
+    """Markdown: mean max error ± SE (selected hyper-parameters) per line and ε, and the best
+    mixture error of each public source."""
+    cell = chosen.assign(v=[f"{m:.4f} ± {s:.4f} (T={t:g})" for m, s, t in
+                            zip(chosen["mean"], chosen["se"], chosen["T"])])
+    wide = cell.pivot(index="line", columns="eps", values="v")
+    lines = ["## Max error, mean ± 1 SE over runs (selected T)", "", _markdown(wide)]
+    if not mixture.empty:
+        best = mixture.groupby(["row", "source"])["max_error"].agg(["mean", "std", "count"])
+        lines += ["", "## Best mixture error (MW, 100 iterations; mean over runs)", "",
+                  _markdown(best.round(5))]
+    return "\n".join(lines)
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    frame = frame.reset_index()
+    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *body])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("artefact", choices=sorted(ARTEFACTS))
+    parser.add_argument("--quick", action="store_true", help="tiny grid (pipeline check)")
+    parser.add_argument("--tuning", choices=METHODS, help="T selection (default: artefact's)")
+    parser.add_argument("--jobs", type=int, default=2, help="joblib workers (table1: 1)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override applied to every block (replaces that axis)")
+    parser.add_argument("--data-root", help="data root (default $PUBPRIV_DATA / cache)")
+    parser.add_argument("--results-dir", help="records folder (default: the presets')")
+    parser.add_argument("--out", help="output folder (default: the artefact's under results/)")
+    parser.add_argument("--no-run", action="store_true", help="only collect, select and plot")
+    args = parser.parse_args(argv)
+    tick = time.perf_counter()
+    artefact = ARTEFACTS[args.artefact]
+    tuning = args.tuning or artefact.tuning
+    settings = [*args.set]
+    settings += [f"data_root={args.data_root}"] if args.data_root else []
+    settings += [f"results_dir={args.results_dir}"] if args.results_dir else []
+    out = Path(args.out or (f"runs/quick/{artefact.name}" if args.quick else artefact.out))
+    jobs = 1 if artefact.kind == "runtime" else args.jobs
+    try:
+        work = plan(artefact, settings, args.quick)
+        report = None if args.no_run else run_sweep(work.configs, n_jobs=jobs)
+        table = collect_plan(work)
+        notes = run_notes(args, artefact, tuning, report, jobs, time.perf_counter() - tick)
+        written = write_outputs(artefact, table, tuning, out, notes)
+    except (UserError, ValueError) as err:
+        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    print(f"{artefact.name}: wall time {time.perf_counter() - tick:.1f} s ({machine()})")
+    return 0
+
+
+def run_notes(args, artefact: Artefact, tuning: str, report, jobs: int, wall: float) -> list[str]:
+    """The provenance lines of summary.md: command, tuning, wall time, machine, commit."""
+    command = " ".join(["python scripts/reproduce.py", *sys.argv[1:]]) if args else ""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
+                            capture_output=True, text=True).stdout.strip()
+    done = ("records only collected (--no-run)" if report is None else
+            f"{report.tasks} runs of {report.configs} configurations, {report.skipped} already "
+            f"stored, {report.tasks - report.skipped} run in {report.wall_s:.1f} s")
+    return [f"- command: `{command}`", f"- hyper-parameters (T; DualQuery η, s): {tuning}",
+            f"- sweep: {done}; {jobs} worker(s); wall time up to collection {wall:.1f} s",
+            f"- machine: {machine()}; commit {commit}"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
