@@ -105,10 +105,10 @@ def _apap_bounds(cfg, alg: str, N: int) -> dict:
 def stumps_sweep(cfg, out: Path) -> pd.DataFrame:
     store = RecordStore(out / "records")
     rows = []
-    for p in cfg.stumps.p:
-        for method in ("gaussian", "pmw", "public"):
+    for method in ("gaussian", "pmw", "public"):
+        for p in cfg.stumps.p[method]:
             trial = StumpTrial(method, int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed))
-            size = _n_star(trial, cfg, store, f"stumps/{method}/p={int(p)}", int(cfg.stumps.n_min))
+            size = _n_star(trial, cfg, store, f"stumps/{method}/p={int(p)}", int(cfg.stumps.n_min[method]))
             rows.append({"method": method, "p": int(p), "size_star": size, **_stump_bounds(cfg, int(p))})
     df = pd.DataFrame(rows)
     df.to_csv(out / "stumps_vs_p.csv", index=False)

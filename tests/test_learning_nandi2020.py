@@ -1,5 +1,4 @@
 """Tests for pubpriv_core.learning.nandi2020 (Nandi & Bassily 2020, workload W1)."""
-import itertools
 import math
 
 import numpy as np
