@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-ALGO_NAMES = {"pmwpub": "PMW$^{Pub}$", "mwem": "MWEM", "dualquery": "DualQuery",
+ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture"}
 BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange"}
 COLUMNS = 5
@@ -56,11 +56,11 @@ def source_label(row: pd.Series) -> str:
 
 def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     """Add ``source`` (public source; empty for algorithms that ignore it) and ``line`` (the
-    plotted curve: row | algorithm [source])."""
+    plotted curve: row / algorithm [source])."""
     uses = table["uses_public"].astype(bool)
     source = [source_label(r) if u else "" for (_, r), u in zip(table.iterrows(), uses)]
     names = table["algo"].map(ALGO_NAMES).fillna(table["algo"])
-    line = [f"{row} | {n} [{s}]" if s else f"{row} | {n}"
+    line = [f"{row} / {n} [{s}]" if s else f"{row} / {n}"
             for row, n, s in zip(table["row"], names, source)]
     return table.assign(source=source, line=line)
 
@@ -71,10 +71,15 @@ def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
     return list(dict.fromkeys(zip(public["row"], public["source"])))
 
 
-def _errorbar(ax, part: pd.DataFrame, **style) -> None:
+def tex(text: str) -> str:
+    """PMW^Pub with a proper superscript in matplotlib text."""
+    return text.replace("PMW^Pub", "PMW$^{Pub}$")
+
+
+def _errorbar(ax, part: pd.DataFrame, label: str, **style) -> None:
     part = part.sort_values("eps")
     ax.errorbar(part["eps"], part["mean"], yerr=part["se"], marker="o", ms=3, capsize=2,
-                lw=1.2, **style)
+                lw=1.2, label=tex(label), **style)
 
 
 def draw_panel(ax, chosen: pd.DataFrame, mixture: pd.DataFrame, row: str, source: str) -> None:
@@ -106,10 +111,13 @@ def draw_overview(ax, chosen: pd.DataFrame, row: str) -> None:
 
 
 def plot_artefact(chosen: pd.DataFrame, mixture: pd.DataFrame, test: pd.DataFrame,
-                  title: str):
-    """The whole figure (see the module docstring); ``test`` is kept for the run counts."""
+                  title: str, row_order: list[str] | None = None):
+    """The whole figure (see the module docstring): rows in ``row_order`` (default: as found);
+    ``test`` (the runs) gives the run count of the title."""
     sns.set_theme(style="whitegrid", context="paper")
     keys = panels(chosen)
+    order = {row: i for i, row in enumerate(row_order or [])}
+    keys.sort(key=lambda k: order.get(k[0], len(order)))
     rows = list(dict.fromkeys(r for r, _ in keys))
     overview = len(rows) == 1 and len(keys) > 3
     slots = [("overview", rows[0])] * overview + [("panel", k) for k in keys]
@@ -136,7 +144,7 @@ def plot_artefact(chosen: pd.DataFrame, mixture: pd.DataFrame, test: pd.DataFram
             ax.set_ylabel("max error")
             ax.legend(fontsize=5.5, loc="best", framealpha=0.7)
     runs = int(test.groupby("config_hash")["run"].nunique().max()) if not test.empty else 0
-    fig.suptitle(f"{title}\nmax error, mean ± 1 SE over {runs} runs; shaded: below the best "
+    fig.suptitle(tex(title) + f"\nmax error, mean ± 1 SE over {runs} runs; shaded: below the best "
                  "mixture error of the public support (unachievable by PMW$^{Pub}$)", fontsize=9)
     fig.tight_layout()
     return fig

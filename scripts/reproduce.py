@@ -251,7 +251,8 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
         chosen = select(test, tuning, validation).merge(lines, on="line")
         chosen.to_csv(out / "selected.csv", index=False)
         mixture = table[(table["algo"] == "best_mixture") & (table["role"] == "test")]
-        fig = plot_artefact(chosen, mixture, test, f"{artefact.title} — T by {tuning}")
+        rows = list(dict.fromkeys(b.row for b in artefact.blocks))
+        fig = plot_artefact(chosen, mixture, test, f"{artefact.title} — T by {tuning}", rows)
         fig.savefig(out / "figure.png", dpi=130)
         written += [out / "selected.csv", out / "figure.png"]
         summary = summary_table(chosen, mixture)
@@ -263,15 +264,23 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
 def summary_table(chosen: pd.DataFrame, mixture: pd.DataFrame) -> str:
     """Markdown: mean max error ± SE (selected hyper-parameters) per line and ε, and the best
     mixture error of each public source."""
-    cell = chosen.assign(v=[f"{m:.4f} ± {s:.4f} (T={t:g})" for m, s, t in
-                            zip(chosen["mean"], chosen["se"], chosen["T"])])
+    cell = chosen.assign(v=[f"{r['mean']:.4f} ± {r['se']:.4f} ({hyper_text(r)})"
+                            for _, r in chosen.iterrows()])
     wide = cell.pivot(index="line", columns="eps", values="v")
+    wide["tuning"] = chosen.groupby("line")["tuning"].agg(lambda v: ", ".join(sorted(set(v))))
     lines = ["## Max error, mean ± 1 SE over runs (selected T)", "", _markdown(wide)]
     if not mixture.empty:
         best = mixture.groupby(["row", "source"])["max_error"].agg(["mean", "std", "count"])
         lines += ["", "## Best mixture error (MW, 100 iterations; mean over runs)", "",
                   _markdown(best.round(5))]
     return "\n".join(lines)
+
+
+def hyper_text(row: pd.Series) -> str:
+    """The selected hyper-parameters of one summary cell: T, or DualQuery's η and s."""
+    if row["algo"] == "dualquery":
+        return f"η={row['opt_eta']:g}, s={int(row['opt_samples'])}"
+    return f"T={int(row['T'])}"
 
 
 def _markdown(frame: pd.DataFrame) -> str:
