@@ -112,7 +112,7 @@ def test_sspp_picks_near_target_and_unv_budget_split():
     rng = np.random.default_rng(8)
     t = [nb.sspp(task, 100000, rng.random(500), 1.0, rng) for _ in range(20)]
     assert np.max(np.abs(np.array(t) - 0.3)) < 0.02
-    run = nb.unv_priv_cl(task, 10 ** 9, 3000, 1.0, 1e-3, 0.1, 0.1, 32, rng)
+    run = nb.unv_priv_cl(task, 3 * 10 ** 8, 3000, 1.0, 1e-3, 0.1, 0.1, 32, rng)
     assert run.extra["eps_claimed"] == 1.0 and run.extra["m1"] == nb.m_o(1, 0.1, 0.1) == 1474
     assert abs(run.extra["t_priv"] - 0.3) < 0.01
 
