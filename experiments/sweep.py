@@ -115,9 +115,11 @@ def _without_hydra(cfg: DictConfig) -> DictConfig:
 
 
 def _is_group(override: Override) -> bool:
-    """A config-group choice (``dataset=adult``, ``experiment=...``), not a value."""
+    """A config-group choice (``dataset=adult``, ``experiment=...``), not a value (a dict such
+    as ``public={year:2018}`` is merged into the node, as Hydra does)."""
     key = override.key_or_group
-    return override.package is None and (CONF_DIR / key).is_dir() or key == "experiment"
+    is_group = key == "experiment" or (CONF_DIR / key).is_dir()
+    return override.package is None and is_group and isinstance(override.value(), str)
 
 
 def _apply(cfg: DictConfig, override: Override) -> None:

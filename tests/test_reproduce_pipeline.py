@@ -1,0 +1,85 @@
+"""One-command artefacts end to end on small inputs: the ACS presets on PUMS files in
+folktables' layout (random valid records, written here; no internet), and Table 1's output."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "scripts")]
+
+import reproduce  # noqa: E402
+from make_acs_fixture import person_frame  # noqa: E402
+from pubpriv_core.data.acs import pums_file_name  # noqa: E402
+
+#: every (state, year) file that fig1_acs and fig3_fraction read (test and validation rows)
+FILES = [("PA", 2018), ("PA", 2014), ("GA", 2018), ("GA", 2014),
+         *((s, 2018) for s in ("OH", "NC", "CA", "TX", "NY", "FL", "IL"))]
+
+
+@pytest.fixture(scope="module")
+def acs_root(tmp_path_factory):
+    """A data root holding 120-row person files of every state-year the ACS presets name."""
+    root = tmp_path_factory.mktemp("data")
+    rng = np.random.default_rng(0)
+    for state, year in FILES:
+        path = root / "acs" / str(year) / "1-Year" / pums_file_name(state, year)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        person_frame(rng, 120, "PA" if state != "OH" else "OH", year).to_csv(path, index=False)
+    return root
+
+
+def _run(artefact, root, tmp_path, *settings):
+    argv = [artefact, "--quick", "--jobs", "1", "--data-root", str(root),
+            "--results-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "out"),
+            "--set", "dataset.download=false", "--set", "workload.size=2", "--set", "eps=1.0",
+            "--set", "T=2", *settings]
+    assert reproduce.main(argv) == 0
+    return tmp_path / "out"
+
+
+def test_fig1_acs_end_to_end_with_validation(acs_root, tmp_path):
+    out = _run("fig1_acs", acs_root, tmp_path)
+    table = pd.read_csv(out / "runs.csv")
+    rows = {"reduced, private PA-18", "full, private PA-18", "full, private GA-18"}
+    assert set(table["row"]) == rows
+    assert set(table["role"]) == {"test", "validation"}
+    assert {"pmwpub", "mwem", "dualquery", "best_mixture"} <= set(table["algo"])
+    assert set(table[table["algo"] == "mwem"]["row"]) == {"reduced, private PA-18"}
+    # private sizes: the validation rows read the 2014 files, the test rows the 2018 ones
+    assert set(table["dataset_year"]) == {2014, 2018}
+    chosen = pd.read_csv(out / "selected.csv")
+    assert "validation" in set(chosen["tuning"])
+    assert (out / "figure.png").stat().st_size > 10_000
+    assert "hyper-parameters (T; DualQuery η, s): validation" in (out / "summary.md").read_text()
+
+
+def test_fig3_fraction_end_to_end(acs_root, tmp_path):
+    out = _run("fig3_fraction", acs_root, tmp_path, "--tuning", "best_average")
+    table = pd.read_csv(out / "runs.csv")
+    pmw = table[table["algo"] == "pmwpub"]
+    assert sorted(pmw["public_fraction"].unique()) == [0.001, 0.01, 0.1, 1.0]
+    # p = 0.1% of 120 rows keeps one row: a one-row support
+    assert pmw[pmw["public_fraction"] == 0.001]["support_size"].eq(1).all()
+    assert set(table["row"]) == {"public PA-14", "public OH-18"}
+    assert (out / "figure.png").is_file()
+
+
+def test_resume_skips_everything(acs_root, tmp_path, capsys):
+    _run("fig3_fraction", acs_root, tmp_path, "--set", "public={state:OH}")
+    capsys.readouterr()
+    _run("fig3_fraction", acs_root, tmp_path, "--set", "public={state:OH}")
+    assert "0 to run" in capsys.readouterr().out
+
+
+def test_runtime_table_names_the_machine_and_refuses_mwem_full():
+    table = pd.DataFrame({"row": ["reduced"] * 4 + ["full"] * 2,
+                          "algo": ["pmwpub", "pmwpub", "mwem", "mwem", "pmwpub", "pmwpub"],
+                          "per_iter_s": [0.01, 0.03, 0.2, 0.4, 0.05, 0.07], "T": 100,
+                          "num_queries": 10, "support_size": 5})
+    text = reproduce.runtime_table(table, "test machine")
+    assert "test machine" in text
+    assert "| reduced | PMW^Pub | 0.0200 ± 0.0100 | 2 |" in text
+    assert "| full | MWEM | infeasible" in text
