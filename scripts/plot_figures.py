@@ -65,10 +65,20 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(source=source, line=line)
 
 
+def source_order(source: str) -> tuple:
+    """Sort key of source labels: Δ ascending, then name, fraction p descending."""
+    if source.startswith("Δ="):
+        return (0, float(source[2:]), "")
+    name, _, p = source.partition(" p=")
+    return (1, -float(p.rstrip("%")) if p else -100.0, name) if p else (1, -100.0, name)
+
+
 def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
-    """(row, source) of every public-using line, rows in first-seen order."""
+    """(row, source) of every public-using line, rows in first-seen order, sources sorted."""
     public = chosen[chosen["source"] != ""]
-    return list(dict.fromkeys(zip(public["row"], public["source"])))
+    keys = list(dict.fromkeys(zip(public["row"], public["source"])))
+    rows = list(dict.fromkeys(r for r, _ in keys))
+    return sorted(keys, key=lambda k: (rows.index(k[0]), source_order(k[1])))
 
 
 def tex(text: str) -> str:
@@ -101,8 +111,8 @@ def draw_panel(ax, chosen: pd.DataFrame, mixture: pd.DataFrame, row: str, source
 def draw_overview(ax, chosen: pd.DataFrame, row: str) -> None:
     """Every source of ``row`` in one panel (Fig. 2's layout), baselines in black."""
     mine = chosen[(chosen["row"] == row) & (chosen["source"] != "")]
-    sources = list(dict.fromkeys(mine.sort_values("source")["source"]))
-    colors = sns.color_palette("viridis", len(sources))
+    sources = sorted(set(mine["source"]), key=source_order)
+    colors = sns.color_palette("coolwarm", len(sources))
     for color, source in zip(colors, sources):
         _errorbar(ax, mine[mine["source"] == source], color=color, label=source)
     for algo, part in chosen[(chosen["row"] == row) & (chosen["source"] == "")].groupby("algo"):
