@@ -200,14 +200,18 @@ class Plan:
 
 def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
     """Compose every block of ``artefact`` with the extra ``settings`` (``--set``, paths)."""
-    configs: dict[str, dict] = {}
-    tags = []
+    jobs, owners = [], []
     for block in artefact.blocks:
         extra = quick_overrides(block, artefact.quick_keep) if quick else []
-        for cfg in compose_jobs(expand(block.preset, [*block.overrides, *extra, *settings])):
-            chash = config_hash(cfg)
-            configs.setdefault(chash, cfg)
-            tags.append((chash, block.row, block.role))
+        block_jobs = expand(block.preset, [*block.overrides, *extra, *settings])
+        jobs += block_jobs
+        owners += [block] * len(block_jobs)
+    configs: dict[str, dict] = {}
+    tags = []
+    for cfg, block in zip(compose_jobs(jobs), owners):  # one Hydra compose per group choice
+        chash = config_hash(cfg)
+        configs.setdefault(chash, cfg)
+        tags.append((chash, block.row, block.role))
     frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"]).drop_duplicates()
     return Plan(list(configs.values()), frame)
 

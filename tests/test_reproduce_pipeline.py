@@ -56,8 +56,11 @@ def test_fig1_acs_end_to_end_with_validation(acs_root, tmp_path):
     assert "hyper-parameters (T; DualQuery η, s): validation" in (out / "summary.md").read_text()
 
 
-def test_fig3_fraction_end_to_end(acs_root, tmp_path):
+def test_fig3_fraction_end_to_end_and_resume(acs_root, tmp_path, capsys):
     out = _run("fig3_fraction", acs_root, tmp_path, "--tuning", "best_average")
+    assert "0 stored" in capsys.readouterr().out
+    _run("fig3_fraction", acs_root, tmp_path, "--tuning", "best_average")
+    assert "0 to run" in capsys.readouterr().out
     table = pd.read_csv(out / "runs.csv")
     pmw = table[table["algo"] == "pmwpub"]
     assert sorted(pmw["public_fraction"].unique()) == [0.001, 0.01, 0.1, 1.0]
@@ -65,13 +68,6 @@ def test_fig3_fraction_end_to_end(acs_root, tmp_path):
     assert pmw[pmw["public_fraction"] == 0.001]["support_size"].eq(1).all()
     assert set(table["row"]) == {"public PA-14", "public OH-18"}
     assert (out / "figure.png").is_file()
-
-
-def test_resume_skips_everything(acs_root, tmp_path, capsys):
-    _run("fig3_fraction", acs_root, tmp_path, "--set", "public={state:OH}")
-    capsys.readouterr()
-    _run("fig3_fraction", acs_root, tmp_path, "--set", "public={state:OH}")
-    assert "0 to run" in capsys.readouterr().out
 
 
 def test_runtime_table_names_the_machine_and_refuses_mwem_full():
