@@ -83,10 +83,28 @@ def apap_sweep(cfg, out: Path) -> pd.DataFrame:
                                    cfg.apap.beta_a, cfg.apap.beta_b)
             n_star = _n_star(trial, cfg, store, f"apap/{alg}/logN={int(logN)}", int(cfg.apap.n_min))
             rows.append({"alg": alg, "log2N": int(logN), "m": int(m), "n_star": n_star,
-                         **_apap_bounds(cfg, alg, 2 ** int(logN))})
+                         **_apap_bounds(cfg, alg, 2 ** int(logN)),
+                         **(_apap_split(cfg, store, int(logN), n_star) if m > 0 and n_star else {})})
     df = pd.DataFrame(rows)
     df.to_csv(out / "apap_vs_N.csv", index=False)
     return df
+
+
+def _apap_split(cfg, store: RecordStore, logN: int, n: int) -> dict:
+    """APAP's ±1 error at n* split into the cover part (answering with the exact F at the
+    projection) and the total, mean over ``cfg.trials`` runs (one record)."""
+    key = f"apap_split/logN={logN}/n={n}"
+    rec = store.get(key)
+    if rec is None:
+        dist = bc.DiscretizedBeta(2 ** logN, cfg.apap.beta_a, cfg.apap.beta_b)
+        runs = [bc.apap_thresholds(dist, n, int(cfg.apap.m), cfg.alpha, cfg.eps, cfg.delta,
+                                   np.random.default_rng(np.random.SeedSequence([cfg.seed, 7, logN, i])))
+                for i in range(cfg.trials)]
+        rec = {"cover_err": [r.cover_err for r in runs], "err": [r.err for r in runs],
+               "domain_size": [r.domain_size for r in runs]}
+        store.put(key, rec)
+    return {"cover_err_mean": float(np.mean(rec["cover_err"])), "err_at_nstar_mean": float(np.mean(rec["err"])),
+            "rep_domain_size_mean": float(np.mean(rec["domain_size"]))}
 
 
 def _apap_bounds(cfg, alg: str, N: int) -> dict:
