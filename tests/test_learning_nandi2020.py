@@ -122,6 +122,8 @@ def test_bad_parameters_raise_one_line():
         nb.NoisyThreshold(0.5, 0.6)
     with pytest.raises(ValueError, match="delta must be"):
         nb.AgPrivClParams(10, 1.0, 2.0, 0.1, 0.1)
+    with pytest.raises(ValueError, match="eps must be > 0"):
+        nb.AgPrivClParams(10, -1.0, 1e-3, 0.1, 0.1)
 
 
 @pytest.mark.parametrize("sensitivity, passes", [(1.0, True), (0.5, False)])

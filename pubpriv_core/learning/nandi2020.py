@@ -120,9 +120,11 @@ class AgPrivClParams:
     beta: float
 
     def __post_init__(self):
-        for name in ("eps", "delta", "alpha", "beta"):
+        if not self.eps > 0:
+            raise ValueError(f"eps must be > 0, got {self.eps}; pass a positive privacy budget")
+        for name in ("delta", "alpha", "beta"):
             value = getattr(self, name)
-            if not 0 < value < 1 and not (name == "eps" and value > 0):
+            if not 0 < value < 1:
                 raise ValueError(f"{name} must be in (0, 1), got {value}; pass a valid {name}")
         if self.m < 1:
             raise ValueError(f"m must be >= 1, got {self.m}; pass the number of queries")
