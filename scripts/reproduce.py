@@ -237,14 +237,26 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores, load average (1/5/15 min) {load}"
 
 
+def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
+    """|X| of the private dataset of each row (Table 1's "MWEM infeasible" column)."""
+    from experiments.problems import data_context, load
+
+    sizes = {}
+    for block in artefact.blocks:
+        cfg = compose_jobs(expand(block.preset, [*block.overrides, "runs=1"]))[0]
+        with data_context(next(c["data_root"] for c in configs)):
+            sizes[block.row] = int(load(cfg["dataset"]).domain.size())
+    return sizes
+
+
 def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
-                  notes: list[str]) -> list[Path]:
+                  notes: list[str], plan_configs: list[dict]) -> list[Path]:
     """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "runs.csv"]
     table.to_csv(written[0], index=False)
     if artefact.kind == "runtime":
-        text = runtime_table(table, machine())
+        text = runtime_table(table, machine(), domain_sizes(artefact, plan_configs))
         (out / "table1.md").write_text(text)
         written.append(out / "table1.md")
         summary = text
@@ -321,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         report = None if args.no_run else run_sweep(work.configs, n_jobs=jobs)
         table = collect_plan(work)
         notes = run_notes(args, artefact, tuning, report, jobs, time.perf_counter() - tick)
-        written = write_outputs(artefact, table, tuning, out, notes)
+        written = write_outputs(artefact, table, tuning, out, notes, work.configs)
     except (UserError, ValueError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2

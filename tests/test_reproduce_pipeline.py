@@ -75,7 +75,8 @@ def test_runtime_table_names_the_machine_and_refuses_mwem_full():
                           "algo": ["pmwpub", "pmwpub", "mwem", "mwem", "pmwpub", "pmwpub"],
                           "per_iter_s": [0.01, 0.03, 0.2, 0.4, 0.05, 0.07], "T": 100,
                           "num_queries": 10, "support_size": 5})
-    text = reproduce.runtime_table(table, "test machine")
+    text = reproduce.runtime_table(table, "test machine", {"reduced": 97200, "full": 2.9e14})
     assert "test machine" in text
     assert "| reduced | PMW^Pub | 0.0200 ± 0.0100 | 2 |" in text
-    assert "| full | MWEM | infeasible" in text
+    assert "| reduced | MWEM | 0.3000 ± 0.1000 | 2 | 100 | 10 | domain X, 97,200 cells |" in text
+    assert "| full | MWEM | infeasible: the runner refuses domain size 2.9e+14" in text
