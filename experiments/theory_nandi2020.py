@@ -9,7 +9,8 @@ Sections (each resumable through ``RecordStore`` records under ``<out>/records``
   label sampling noise (which the paper's condition m ≥ 8·log(1/(αβ))/α exists to absorb).
 - ``literal``: paper-literal parameters and the explicit Thm 3.3 sample size with a feasibility
   verdict (spec mode (a)).
-- ``universal``: A_UnvPrivCl phase-1 (AgPrivCl) vs phase-2 (A_SSPP) error (figure P8's numbers).
+- ``universal``: A_UnvPrivCl's error over both phases (AgPrivCl, then A_SSPP) for several n.
+- ``noise``: average error against the label noise γ at fixed (m, n), next to α + γ and α + 3γ.
 
     python -m experiments.theory_nandi2020 [experiment.key=value ...]   (or experiments.theory experiment=theory_nandi2020)
 """
@@ -227,6 +228,30 @@ def universal_table(cfg, out: Path) -> pd.DataFrame:
     return df
 
 
+def noise_table(cfg, out: Path) -> pd.DataFrame:
+    """Figure P6's numbers: average error against the label noise γ at fixed (m, n) for both
+    algorithms, next to the guarantees α + γ (Thm 3.3) and α + 3γ (BTT18 Lemma 2.4)."""
+    store = RecordStore(out / "records")
+    c = cfg.noise
+    rows = []
+    for gamma in c.gammas:
+        task = nb.NoisyThreshold(cfg.t_star, float(gamma))
+        for alg, trial_cls, n in (("agprivcl", AgPrivClTrial, c.n_agprivcl), ("btt18", BTT18Trial, c.n_btt18)):
+            key = f"noise/{alg}/m={c.m}/n={int(n)}/gamma={gamma}"
+            rec = store.get(key)
+            if rec is None:
+                trial = trial_cls(task, int(c.m), cfg.eps, cfg.delta, cfg.alpha, cfg.beta, int(cfg.chunk[alg]))
+                rec = {"errors": run_trials(trial, int(n), range(c.trials), seed=cfg.seed, n_jobs=cfg.n_jobs)}
+                store.put(key, rec)
+            errs = np.asarray(rec["errors"])
+            rows.append({"alg": alg, "gamma": float(gamma), "m": int(c.m), "n": int(n), "trials": len(errs),
+                         "mean_error": errs.mean(), "q90_error": np.quantile(errs, 0.9),
+                         "alpha_plus_gamma": cfg.alpha + gamma, "alpha_plus_3gamma": cfg.alpha + 3 * gamma})
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "noise.csv", index=False)
+    return df
+
+
 @register("nandi2020")
 def run(cfg: DictConfig) -> None:
     out = Path(cfg.out)
@@ -235,6 +260,8 @@ def run(cfg: DictConfig) -> None:
     df = pcqr_sweep(cfg, out)
     summary = {"slopes": slopes(df, cfg.alpha)}
     plot_pcqr(df, cfg, out)
+    if cfg.noise.enabled:
+        summary["noise"] = noise_table(cfg, out).to_dict(orient="records")
     if cfg.universal.enabled:
         summary["universal"] = universal_table(cfg, out).to_dict(orient="records")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
