@@ -351,7 +351,9 @@ def run_notes(args, artefact: Artefact, tuning: str, report, jobs: int, wall: fl
     done = ("records only collected (--no-run)" if report is None else
             f"{report.tasks} runs of {report.configs} configurations, {report.skipped} already "
             f"stored, {report.tasks - report.skipped} run in {report.wall_s:.1f} s")
-    return [f"- command: `{command}`", f"- hyper-parameters (T; DualQuery η, s): {tuning}",
+    tuned = [] if artefact.kind == "runtime" else [
+        f"- hyper-parameters (T; DualQuery η, s): {tuning}"]
+    return [f"- command: `{command}`", *tuned,
             f"- sweep: {done}; {jobs} worker(s); wall time up to collection {wall:.1f} s",
             f"- machine: {machine()}; commit {commit}"]
 
