@@ -133,9 +133,9 @@ ARTEFACTS = {a.name: a for a in [
         tuning="validation",
         title="NIST ACS excerpts: max error vs ε (Fig. 1 layout)"),
     Artefact("fig3_nist", "results/fig3_nist", (
-        Block("fig3_nist", (), "public MA-2018", ),
+        Block("fig3_nist", ("public={year:2018}",), "public MA-2018"),
         Block("fig3_nist", ("public={region:national}",), "public NATIONAL-2019"),
-        _mixture("fig3_nist", "public MA-2018", "test", ()),
+        _mixture("fig3_nist", "public MA-2018", "test", ("public={year:2018}",)),
         _mixture("fig3_nist", "public NATIONAL-2019", "test", ("public={region:national}",)),
         *[replace(b, row=r) for r in ("public MA-2018", "public NATIONAL-2019")
           for b in _baselines("fig3_nist", "", "test", (), "{year:2018}", False, DQ_GRID)]),
@@ -333,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         report = None if args.no_run else run_sweep(work.configs, n_jobs=jobs)
         table = collect_plan(work)
         notes = run_notes(args, artefact, tuning, report, jobs, time.perf_counter() - tick)
+        if report is None:
+            notes = previous_notes(out) + notes
         written = write_outputs(artefact, table, tuning, out, notes, work.configs)
     except (UserError, ValueError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
@@ -341,6 +343,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {path}")
     print(f"{artefact.name}: wall time {time.perf_counter() - tick:.1f} s ({machine()})")
     return 0
+
+
+def previous_notes(out: Path) -> list[str]:
+    """The provenance lines of an earlier summary.md (kept when only re-plotting)."""
+    path = out / "summary.md"
+    if not path.is_file():
+        return []
+    lines = path.read_text().split("\n\n")[1].splitlines()
+    return [line for line in lines if line.startswith("- ") and "--no-run" not in line
+            and "records only collected" not in line]
 
 
 def run_notes(args, artefact: Artefact, tuning: str, report, jobs: int, wall: float) -> list[str]:
