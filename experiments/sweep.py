@@ -74,7 +74,8 @@ def compose_jobs(jobs: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
     value override with ``OmegaConf.update(cfg, key, value, merge=True)``. So the jobs that share
     their group choices are composed once by the compose API and their value overrides (ε, T,
     Δ, ...) are applied the same way — parsed by Hydra's override parser, validated by the
-    structured schema — which is ~100× faster than one compose per job."""
+    structured schema. Measured under load: the 480 jobs of fig2_adult_bias in 4.5 s, against
+    ≈ 110 s for one compose per job."""
     register_configs()
     parser = OverridesParser.create()
     bases: dict[tuple[str, ...], DictConfig] = {}
@@ -127,8 +128,9 @@ def _apply(cfg: DictConfig, override: Override) -> None:
         with open_dict(cfg) if override.is_add() else nullcontext():
             OmegaConf.update(cfg, override.key_or_group, override.value(), merge=True)
     except Exception as err:
-        raise UserError(f"Could not override '{override.input_line}': {hydra_error_line(err)}; "
-                        "`python run.py --cfg job` lists the valid keys") from None
+        text = f"Could not override '{override.input_line}': {hydra_error_line(err)}"
+        hint = "; `python run.py --cfg job` lists the valid keys"
+        raise UserError(text if hint in text else text + hint) from None
 
 
 def preset_configs(preset: str, overrides: Sequence[str] = ()) -> list[dict[str, Any]]:
