@@ -320,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="output folder (default: the artefact's under results/)")
     parser.add_argument("--no-run", action="store_true", help="only collect, select and plot")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     tick = time.perf_counter()
     artefact = ARTEFACTS[args.artefact]
     tuning = args.tuning or artefact.tuning
@@ -333,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         report = None if args.no_run else run_sweep(work.configs, n_jobs=jobs)
         table = collect_plan(work)
         notes = run_notes(args, artefact, tuning, report, jobs, time.perf_counter() - tick)
-        if report is None:
+        if report is None:  # keep the provenance of the sweep that made the records
             notes = previous_notes(out) + notes
         written = write_outputs(artefact, table, tuning, out, notes, work.configs)
     except (UserError, ValueError) as err:
@@ -351,17 +352,17 @@ def previous_notes(out: Path) -> list[str]:
     if not path.is_file():
         return []
     lines = path.read_text().split("\n\n")[1].splitlines()
-    return [line for line in lines if line.startswith("- ") and "--no-run" not in line
-            and "records only collected" not in line]
+    return [line for line in lines if line.startswith("- ") and not line.startswith("- redrawn")]
 
 
 def run_notes(args, artefact: Artefact, tuning: str, report, jobs: int, wall: float) -> list[str]:
     """The provenance lines of summary.md: command, tuning, wall time, machine, commit."""
-    command = " ".join(["python scripts/reproduce.py", *sys.argv[1:]]) if args else ""
+    command = " ".join(["python scripts/reproduce.py", *args.argv])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                             capture_output=True, text=True).stdout.strip()
-    done = ("records only collected (--no-run)" if report is None else
-            f"{report.tasks} runs of {report.configs} configurations, {report.skipped} already "
+    if report is None:
+        return [f"- redrawn from the stored records: `{command}` (commit {commit})"]
+    done = (f"{report.tasks} runs of {report.configs} configurations, {report.skipped} already "
             f"stored, {report.tasks - report.skipped} run in {report.wall_s:.1f} s")
     tuned = [] if artefact.kind == "runtime" else [
         f"- hyper-parameters (T; DualQuery η, s): {tuning}"]
