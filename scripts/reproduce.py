@@ -103,8 +103,9 @@ _NIST_TX = ("dataset.region=tx",)
 _ACS_FULL = ("dataset.reduced=false", "workload.k=3", "workload.size=4096")
 _ACS_GA = ("dataset.state=GA",)
 _ACS_GA_PUBLICS = "{year:2014},{state:NC},{state:CA},{state:TX},{state:NY},{state:FL},{state:IL}"
-_ACS_VAL_PA = "{state:OH,year:2018},{state:CA,year:2018},{state:TX,year:2018},{state:NY,year:2018},{state:FL,year:2018},{state:IL,year:2018}"  # noqa: E501
-_ACS_VAL_GA = _ACS_VAL_PA.replace("state:OH", "state:NC")
+_ACS_LARGE = ("CA", "TX", "NY", "FL", "IL")
+_ACS_VAL_PA = ",".join(f"{{state:{s},year:2018}}" for s in ("OH", *_ACS_LARGE))
+_ACS_VAL_GA = ",".join(f"{{state:{s},year:2018}}" for s in ("NC", *_ACS_LARGE))
 
 ARTEFACTS = {a.name: a for a in [
     Artefact("fig2", "results/fig2_adult_bias", (
@@ -170,6 +171,9 @@ ARTEFACTS = {a.name: a for a in [
           for b in _baselines("fig3_fraction", "", "test", (), "{year:2014}", False, DQ_GRID)]),
         needs_internet=True, title="ACS PA-18, full domain, 3-way, W = 4096: public fraction"),
 ]}
+
+#: the preset names of the issue, as synonyms of the artefact names
+ALIASES = {"fig2_adult_bias": "fig2", "table1_runtime": "table1"}
 
 
 def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
@@ -309,7 +313,7 @@ def _markdown(frame: pd.DataFrame) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("artefact", choices=sorted(ARTEFACTS))
+    parser.add_argument("artefact", choices=sorted([*ARTEFACTS, *ALIASES]))
     parser.add_argument("--quick", action="store_true", help="tiny grid (pipeline check)")
     parser.add_argument("--tuning", choices=METHODS, help="T selection (default: artefact's)")
     parser.add_argument("--jobs", type=int, default=2, help="joblib workers (table1: 1)")
@@ -322,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     tick = time.perf_counter()
-    artefact = ARTEFACTS[args.artefact]
+    artefact = ARTEFACTS[ALIASES.get(args.artefact, args.artefact)]
     tuning = args.tuning or artefact.tuning
     settings = [*args.set]
     settings += [f"data_root={args.data_root}"] if args.data_root else []
