@@ -1,6 +1,8 @@
 """Write small ACS PUMS person files in folktables' layout, for offline tests of ``acs.py``.
 
-    python scripts/make_acs_fixture.py [--out tests/fixtures] [--rows 300] [--seed 0]
+    python scripts/make_acs_fixture.py --out DATA_ROOT [--rows 300] [--seed 0]
+
+The tests write them into a temporary data root for the session (nothing is committed).
 
 Writes ``<out>/acs/2018/1-Year/psam_p42.csv`` (PA 2018: RELP, JWTR, OCCP),
 ``<out>/acs/2019/1-Year/psam_p39.csv`` (OH 2019: RELSHIPP, JWTRNS) and
@@ -139,8 +141,8 @@ def write_fixtures(out: Path, rows: int, seed: int) -> list[Path]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] /
-                        "tests" / "fixtures")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="data root to write acs/<year>/1-Year/<file> under")
     parser.add_argument("--rows", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

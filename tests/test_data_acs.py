@@ -1,10 +1,11 @@
 """ACS PUMS via folktables on small offline fixtures (pubpriv_core.data.acs).
 
-The fixtures under tests/fixtures/acs are written by scripts/make_acs_fixture.py in folktables'
-layout with real PUMS column names and random valid codes (not census data).
+The fixtures are written for the test session by scripts/make_acs_fixture.py (seed 0) in
+folktables' layout with real PUMS column names and random valid codes (not census data).
 """
 import importlib
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,14 +14,24 @@ import pytest
 
 from pubpriv_core.data import DataUnavailableError, acs, load_dataset, paths
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from make_acs_fixture import write_fixtures  # noqa: E402
+
 FOLK_LOAD = importlib.import_module("folktables.load_acs")  # the module, not the function
 
 
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory):
+    """A data root with the three PUMS-layout person files (PA-18, OH-19, PA-14)."""
+    root = tmp_path_factory.mktemp("acs_fixtures")
+    write_fixtures(root, rows=300, seed=0)
+    return root
+
+
 @pytest.fixture
-def fixture_root():
-    paths.set_data_root(FIXTURES)
-    yield FIXTURES
+def fixture_root(fixtures):
+    paths.set_data_root(fixtures)
+    yield fixtures
     paths.set_data_root(None)
 
 
@@ -53,7 +64,7 @@ def test_fixture_loads_full_and_reduced(fixture_root, state, year):
     assert len(full) == len(reduced) == 300
     assert full.domain == acs.FULL_DOMAIN and reduced.domain == acs.REDUCED_DOMAIN
     assert (full.project(reduced.domain.attributes).records == reduced.records).all()
-    raw = pd.read_csv(FIXTURES / "acs" / str(year) / "1-Year" / acs.pums_file_name(state, year))
+    raw = pd.read_csv(fixture_root / "acs" / str(year) / "1-Year" / acs.pums_file_name(state, year))
     assert (reduced.column("SEX") == raw["SEX"] - 1).all()
     assert (reduced.column("PAP") == (raw["PAP"].fillna(0) > 0)).all()
     assert (full.column("AGEP") == np.minimum(raw["AGEP"] // 10, 9)).all()
