@@ -42,7 +42,7 @@ def person_frame(rng: np.random.Generator, n: int, state: str, year: int) -> pd.
     """``n`` random person records of ``state`` and ``year`` with PUMS column names."""
     age = rng.integers(0, 96, n)
     sex = _pick(rng, [1, 2], n)
-    adult15, adult16, adult = age >= 15, age >= 16, age >= 18
+    adult15, adult16 = age >= 15, age >= 16
     rac1p = _pick(rng, range(1, 10), n, [.7, .12, .01, .005, .005, .06, .01, .04, .05])
     two_plus = rac1p == 9
     f = {}

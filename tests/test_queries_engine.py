@@ -3,7 +3,6 @@ import itertools
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from pubpriv_core.data.domain import Dataset, Domain

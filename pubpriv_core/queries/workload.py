@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pubpriv_core.data.domain import Dataset, Domain
+from pubpriv_core.data.domain import Domain
 
 
 def unrank_combination(rank: int, d: int, k: int) -> tuple[int, ...]:
