@@ -15,6 +15,7 @@ interrupted run resumes.
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -33,6 +34,13 @@ def register(name: str):
         REGISTRY[name] = fn
         return fn
     return deco
+
+
+def write_summary(out: Path, summary: dict) -> None:
+    """Write an experiment's ``summary.json`` under ``out`` and print it."""
+    text = json.dumps(summary, indent=2)
+    (out / "summary.json").write_text(text)
+    print(text)
 
 
 def _lookup(name: str) -> Callable[[DictConfig], None]:

@@ -12,7 +12,6 @@ Sections (resumable through ``RecordStore`` records under ``<out>/records``):
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
-from experiments.theory import register
+from experiments.theory import register, write_summary
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity
 from pubpriv_core.learning import bassily2020 as bc
 
@@ -201,8 +200,7 @@ def run(cfg: DictConfig) -> None:
     apap = apap_sweep(cfg, out)
     plot(apap, stumps, cfg, out)
     summary = summarize(apap, stumps)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
+    write_summary(out, summary)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ One JSON record per (setting, trial) under ``<out>/records`` (skipped when prese
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
-from experiments.theory import register
+from experiments.theory import register, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore
@@ -194,8 +193,7 @@ def run(cfg: DictConfig) -> None:
     pmw = pmwpub_sweep(cfg, out)
     plot(mix, pmw, cfg, out)
     summary = summarize(mix, pmw, cfg)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
+    write_summary(out, summary)
 
 
 if __name__ == "__main__":

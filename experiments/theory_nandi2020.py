@@ -16,7 +16,6 @@ Sections (each resumable through ``RecordStore`` records under ``<out>/records``
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,14 +23,14 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
-from experiments.theory import register
+from experiments.theory import register, write_summary
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity, run_trials
 from pubpriv_core.learning import nandi2020 as nb
 
 
 @dataclass(frozen=True)
-class AgPrivClTrial:
-    """trial(n, rng) → average error of A_AgPrivCl on m queries with private size n (n' = εn/56)."""
+class PCQRTrial:
+    """Shared setting of the PCQR trials: the task, m queries, (ε, δ, α, β) and the chunk size."""
 
     task: nb.NoisyThreshold
     m: int
@@ -40,6 +39,10 @@ class AgPrivClTrial:
     alpha: float
     beta: float
     chunk: int
+
+
+class AgPrivClTrial(PCQRTrial):
+    """trial(n, rng) → average error of A_AgPrivCl on m queries with private size n (n' = εn/56)."""
 
     def __call__(self, n: int, rng: np.random.Generator) -> float:
         params = nb.AgPrivClParams(self.m, self.eps, self.delta, self.alpha, self.beta)
@@ -47,17 +50,8 @@ class AgPrivClTrial:
         return nb.ag_priv_cl(self.task, n_prime, params, self.chunk, rng).expected_error
 
 
-@dataclass(frozen=True)
-class BTT18Trial:
+class BTT18Trial(PCQRTrial):
     """trial(n, rng) → average error of the BTT18 A_SubSamp baseline with n agnostic samples."""
-
-    task: nb.NoisyThreshold
-    m: int
-    eps: float
-    delta: float
-    alpha: float
-    beta: float
-    chunk: int
 
     def __call__(self, n: int, rng: np.random.Generator) -> float:
         return nb.btt18_subsamp(self.task, max(n, self.chunk), self.m, self.eps, self.delta,
@@ -264,8 +258,7 @@ def run(cfg: DictConfig) -> None:
         summary["noise"] = noise_table(cfg, out).to_dict(orient="records")
     if cfg.universal.enabled:
         summary["universal"] = universal_table(cfg, out).to_dict(orient="records")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
+    write_summary(out, summary)
 
 
 if __name__ == "__main__":

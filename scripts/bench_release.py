@@ -86,18 +86,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--T", type=int, default=100)
     args = parser.parse_args()
-    problem = adult_problem(seed=0)
-    delta = 1.0 / problem.n ** 2
     start = time.perf_counter()
+    problems = [adult_problem(run) for run in range(args.runs)]
+    problem = problems[0]
+    delta = 1.0 / problem.n ** 2
     problem.true_answers, problem.public_answerer
     print(f"ADULT: n={problem.n}, support={problem.support_size}, "
-          f"queries={problem.workload.num_queries}; setup {time.perf_counter() - start:.2f} s")
+          f"queries={problem.workload.num_queries}; setup of {args.runs} splits "
+          f"{time.perf_counter() - start:.2f} s")
     weights = problem.public_weights
     report("engine: all queries over the support (present-only + expand)",
            [time_engine(problem.public_answerer, weights)])
     report("engine: all queries over the support (incidence over all cells)",
            [time_engine(SupportAnswerer(problem.workload, problem.public_support), weights)])
-    problems = [adult_problem(run) for run in range(args.runs)]
     for label, options in VARIANTS.items():
         per_iter, median_iter, errors = [], [], []
         for run, problem_run in enumerate(problems):
