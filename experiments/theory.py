@@ -76,9 +76,20 @@ def compose(argv: list[str]) -> DictConfig:
 
 
 def main(argv: list[str] | None = None) -> None:
-    cfg = compose(sys.argv[1:] if argv is None else argv)
-    print(OmegaConf.to_yaml(cfg))
-    run_theory(cfg)
+    """CLI: bad input (unknown preset or key, unknown experiment, a bad value) is one line on
+    stderr and exit status 2, as in ``run.py``."""
+    from experiments.cli import fail, hydra_error_line
+
+    try:
+        cfg = compose(sys.argv[1:] if argv is None else argv)
+        print(OmegaConf.to_yaml(cfg))
+        run_theory(cfg)
+    except (KeyError, ValueError) as err:
+        fail(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
+    except Exception as err:
+        if type(err).__module__.split(".")[0] not in ("hydra", "omegaconf"):
+            raise
+        fail(hydra_error_line(err))
 
 
 if __name__ == "__main__":  # run through the importable module so its REGISTRY is the one filled

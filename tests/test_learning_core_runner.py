@@ -40,3 +40,14 @@ def test_reconstruction_part_runs_and_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(beimel, "run_trials", boom)
     theory.run_theory(theory.compose(argv))
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "reconstruction.csv"), first)
+
+
+def test_bad_theory_input_is_one_line_and_exit_2(capsys):
+    from experiments.theory import main
+
+    for argv in (["experiment=theory_nope"], ["experiment=theory_liu2021", "nosuch=1"]):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: ") and "\n" not in err
