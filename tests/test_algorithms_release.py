@@ -1,4 +1,6 @@
 """PMW^Pub, MWEM, public-only and best mixture error on small random problems."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -159,9 +161,19 @@ def test_same_seed_same_release(biased_problem):
     np.testing.assert_array_equal(runs[0].answers, runs[1].answers)
 
 
-def test_incremental_answers_match_recomputation(biased_problem):
-    answerer = biased_problem.public_answerer
-    state = MWState(answerer, biased_problem.public_weights)
+@pytest.mark.parametrize("engine", ["public", "domain"])
+@pytest.mark.parametrize("limit", [None, 0, 10 ** 9])
+def test_incremental_answers_match_recomputation(biased_problem, engine, limit):
+    """Lazy answers (scattered changes, full recomputation, or a mix) equal a fresh answer."""
+    if engine == "public":
+        answerer, init = biased_problem.public_answerer, biased_problem.public_weights
+    else:
+        answerer = biased_problem.domain_answerer
+        init = np.random.default_rng(4).dirichlet(np.ones(answerer.size))
+    if limit is not None:
+        answerer = copy.copy(answerer)
+        answerer.incremental_limit = limit
+    state = MWState(answerer, init)
     rng = np.random.default_rng(3)
     for q in rng.choice(answerer.num_queries, 40):
         state.update(int(q), float(rng.random()))

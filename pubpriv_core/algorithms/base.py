@@ -15,8 +15,8 @@ import numpy as np
 
 from pubpriv_core.algorithms.multiplicative_weights import Candidates
 from pubpriv_core.data.domain import Dataset
-from pubpriv_core.queries import (MarginalWorkload, SupportAnswerer, answer_dataset, error_summary,
-                                  full_domain_records)
+from pubpriv_core.queries import (DomainAnswerer, MarginalWorkload, SupportAnswerer, answer_dataset,
+                                  error_summary)
 
 
 @dataclass
@@ -51,9 +51,9 @@ class ReleaseProblem:
         return SupportAnswerer(self.workload, self.public_support, present_only=True)
 
     @cached_property
-    def domain_answerer(self) -> SupportAnswerer:
-        """Answerer over the whole domain X (MWEM); callers check |X| first."""
-        return SupportAnswerer(self.workload, full_domain_records(self.private.domain.shape))
+    def domain_answerer(self) -> DomainAnswerer:
+        """Answerer over the whole domain X (MWEM, reduction tree); callers check |X| first."""
+        return DomainAnswerer(self.workload)
 
     @cached_property
     def public_candidates(self) -> Candidates:

@@ -15,6 +15,7 @@ scatter-adds, batched over a round's replayed updates) instead of being recomput
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -32,10 +33,12 @@ _RESCALE_LIMIT = 1e100      # rescale u when Z leaves [1/limit, limit]
 class MWState:
     """A distribution A ∝ u over the rows of a support, with its answers kept up to date.
 
-    Single answers q(A) = Σ_{x: q(x)=1} u(x) / Z are read exactly from u (rows of q cached), so
-    a burst of updates (the replay) needs no full answer vector; the vector y of all unnormalised
-    answers is brought up to date lazily, once per round, by scattering the accumulated change of
-    the touched rows.
+    The rows of query q are addressed by ``answerer.selector(q)`` on ``answerer.grid(u)`` (row
+    indices on a public support; a basic-index view of the domain tensor for MWEM), so single
+    answers q(A) = Σ_{x: q(x)=1} u(x) / Z and updates touch those rows only. The vector y of all
+    unnormalised answers is brought up to date lazily, once per round: by scattering the
+    accumulated change of the touched rows, or — once more than ``answerer.incremental_limit``
+    rows were touched — by one full recomputation (the change is then no longer tracked).
     """
 
     def __init__(self, answerer: SupportAnswerer, init_weights: np.ndarray):
@@ -45,7 +48,9 @@ class MWState:
         self.y = answerer.answer(self.u)
         self._pending = np.zeros_like(self.u)
         self._touched = np.zeros(self.u.size, dtype=bool)
-        self._rows: dict[int, np.ndarray] = {}
+        self._grids = tuple(answerer.grid(a) for a in (self.u, self._pending, self._touched))
+        self._selectors: dict[int, object] = {}
+        self._touched_bound = 0      # Σ |rows| updated since the last sync (≥ touched rows)
         self._syncs = 0
 
     def answers(self) -> np.ndarray:
@@ -54,41 +59,45 @@ class MWState:
         return self.y / self.Z
 
     def answer(self, q: int) -> float:
-        return float(self.u[self.rows(q)].sum() / self.Z)
-
-    def answers_of(self, queries: np.ndarray) -> np.ndarray:
-        """q(A) for the given queries (own indices), read exactly from u."""
-        return np.array([self.u[self.rows(int(q))].sum() for q in queries]) / self.Z
+        return float(self._grids[0][self.selector(q)].sum() / self.Z)
 
     def weights(self) -> np.ndarray:
         return self.u / self.Z
 
-    def rows(self, q: int) -> np.ndarray:
-        if q not in self._rows:
-            self._rows[q] = self.answerer.rows_of(q)
-        return self._rows[q]
+    def selector(self, q: int):
+        if q not in self._selectors:
+            self._selectors[q] = self.answerer.selector(q)
+        return self._selectors[q]
 
     def update(self, q: int, measurement: float) -> int:
         """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012).
 
         ``q`` is the answerer's own index of the query; returns the number of updates made (1).
         """
-        rows = self.rows(q)
-        factor = np.exp((measurement - self.answer(q)) / 2.0)
-        delta_u = self.u[rows] * (factor - 1.0)
-        self.u[rows] += delta_u
-        self.Z += float(delta_u.sum())
-        self._pending[rows] += delta_u
-        self._touched[rows] = True
+        u, pending, touched = self._grids
+        rows = self.selector(q)
+        block = u[rows]
+        mass = float(block.sum())
+        factor = math.exp((measurement - mass / self.Z) / 2.0)
+        self.Z += mass * (factor - 1.0)
+        if self._touched_bound <= self.answerer.incremental_limit:
+            self._touched_bound += block.size
+            pending[rows] += block * (factor - 1.0)
+            touched[rows] = True
+        if self.answerer.selects_views:
+            block *= factor
+        else:
+            u[rows] = block * factor
         return 1
 
     def _sync(self) -> None:
-        touched = np.flatnonzero(self._touched)
-        if touched.size == 0:
+        if self._touched_bound == 0:
             return
         self._syncs += 1
-        if self._syncs % _REFRESH_EVERY == 0 or not 1 / _RESCALE_LIMIT < self.Z < _RESCALE_LIMIT \
-                or touched.size > self.u.size // 4:
+        touched = np.flatnonzero(self._touched)
+        if self._touched_bound > self.answerer.incremental_limit \
+                or self._syncs % _REFRESH_EVERY == 0 \
+                or not 1 / _RESCALE_LIMIT < self.Z < _RESCALE_LIMIT:
             self.u /= self.Z
             self.Z = 1.0
             self.y = self.answerer.answer(self.u)
@@ -98,6 +107,7 @@ class MWState:
                                   minlength=self.y.size)
         self._pending[touched] = 0.0
         self._touched[touched] = False
+        self._touched_bound = 0
 
 
 @dataclass
@@ -202,7 +212,7 @@ def replay(state: MWState, history: list[tuple[int, float]], new: tuple[int | No
     threshold = abs((0.0 if own is None else state.answer(own)) - measured_new) / 2.0
     queries = np.fromiter((q for q, _ in history), dtype=np.int64, count=len(history))
     measured = np.fromiter((a for _, a in history), dtype=float, count=len(history))
-    again = np.flatnonzero(np.abs(state.answers_of(queries) - measured) >= threshold)
+    again = np.flatnonzero(np.abs(state.answers()[queries] - measured) >= threshold)
     updates = 0 if own is None else state.update(own, measured_new)
     for i in rng.permutation(again):
         updates += state.update(int(queries[i]), float(measured[i]))

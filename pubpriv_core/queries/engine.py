@@ -4,8 +4,9 @@ A linear query on a distribution A over a support X̂ is q(A) = Σ_{x∈X̂} A(x
 §2). For marginals, row x of X̂ contributes to exactly one cell of each marginal, so the answer vector
 is a scatter-add of the weights through the (|X̂|, W) cell-id table. The engine stores that table
 (|X̂|·W int32 entries) and a sparse |Q|×|X̂| incidence matrix with |X̂|·W non-zeros: it never forms
-the dense |Q|×|X̂| matrix. Supports too large to cache (e.g. a full domain for MWEM) are answered
-marginal by marginal from the records, in bounded memory.
+the dense |Q|×|X̂| matrix. Supports too large to cache are answered
+marginal by marginal from the records, in bounded memory. The whole domain (MWEM) has its own
+engine, :class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
 """
 from __future__ import annotations
 
@@ -51,12 +52,6 @@ def answer_histogram(workload: MarginalWorkload, histogram: np.ndarray) -> np.nd
     return np.concatenate(parts)
 
 
-def full_domain_records(shape: tuple[int, ...]) -> np.ndarray:
-    """Every element of X = X_1 × … × X_d as rows of codes, in C order (for MWEM)."""
-    grids = np.indices(shape, dtype=np.int16 if max(shape) < 2 ** 15 else np.int64)
-    return grids.reshape(len(shape), -1).T
-
-
 class SupportAnswerer:
     """Answers queries on weight vectors over a fixed support X̂ (rows of ``records``).
 
@@ -68,6 +63,8 @@ class SupportAnswerer:
     other query answers 0 on any distribution over X̂ — numbered 0..|P|−1 in increasing global id;
     ``queries`` maps that numbering to global ids and :meth:`expand` restores a full vector.
     """
+
+    selects_views = False    # ``grid(u)[selector(q)]`` is a copy (an index array)
 
     def __init__(self, workload: MarginalWorkload, records: np.ndarray,
                  present_only: bool = False):
@@ -83,6 +80,8 @@ class SupportAnswerer:
             self._position[self.queries] = np.arange(self.queries.size, dtype=np.int32)
         self._ids = self._local(ids) if self.cached else None
         self._matrix = self.incidence(np.arange(self.num_queries)) if self.cached else None
+        # past this many touched rows, recomputing every answer beats scattering their changes
+        self.incremental_limit = self.size // 4
 
     @property
     def num_queries(self) -> int:
@@ -128,6 +127,14 @@ class SupportAnswerer:
         if self.cached:
             return self._ids[rows]
         return self._local(self.workload.cell_ids(self.records[rows]))
+
+    def grid(self, weights: np.ndarray) -> np.ndarray:
+        """The array :meth:`selector` indexes: the weight vector itself."""
+        return weights
+
+    def selector(self, qid: int) -> np.ndarray:
+        """Index of the support rows with q(x) = 1 (see :meth:`rows_of`)."""
+        return self.rows_of(qid)
 
     def rows_of(self, qid: int) -> np.ndarray:
         """Support rows x with q(x) = 1 (``qid`` in own numbering)."""
