@@ -11,7 +11,9 @@ Output: the average of the iterates A_0..A_{T−1} (paper) and the last iterate 
 
 Speed: A is kept unnormalised (u, Z = Σu) together with its unnormalised answers y = Σ_x u(x)q(x).
 An update only rescales the rows of one cell, so y changes only in the cells of those rows (|rows|·W
-scatter-adds, batched over a round's replayed updates) instead of being recomputed (|X̂|·W).
+scatter-adds, batched over a round's replayed updates) instead of being recomputed (|X̂|·W) — unless
+a round touched more rows than the answerer's ``incremental_limit``, where one recomputation is
+cheaper (MWEM's full-domain engine recomputes all marginals by a reduction tree in ≈ 1 ms).
 """
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
 """MWEM (Hardt, Ligett, McSherry 2012) over the full domain, as run by Liu et al. 2021 (§5.3).
 
 A_0 is uniform on all of X; the loop (permute-and-flip selection, Gaussian measurement, replay of
-past measurements) is the one of PMW^Pub. The distribution has |X| entries, so MWEM is refused on
-domains larger than ``max_domain_size`` (ADULT: |X| ≈ 7.3e11) with a pointer to PMW^Pub.
+past measurements) is the one of PMW^Pub, run on the full-domain engine
+(:class:`~pubpriv_core.queries.DomainAnswerer`: the distribution as a tensor over X, query rows as
+slabs of it, all marginals by a reduction tree). The distribution has |X| entries, so MWEM is
+refused on domains larger than ``max_domain_size`` (ADULT: |X| ≈ 7.3e11) with a pointer to PMW^Pub.
 """
 from __future__ import annotations
 
