@@ -4,9 +4,9 @@ A linear query on a distribution A over a support X̂ is q(A) = Σ_{x∈X̂} A(x
 §2). For marginals, row x of X̂ contributes to exactly one cell of each marginal, so the answer vector
 is a scatter-add of the weights through the (|X̂|, W) cell-id table. The engine stores that table
 (|X̂|·W int32 entries) and a sparse |Q|×|X̂| incidence matrix with |X̂|·W non-zeros: it never forms
-the dense |Q|×|X̂| matrix. Supports too large to cache are answered
-marginal by marginal from the records, in bounded memory. The whole domain (MWEM) has its own
-engine, :class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
+the dense |Q|×|X̂| matrix. Supports too large to cache are answered marginal by marginal from the
+records, in bounded memory. The whole domain (MWEM) has its own engine,
+:class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
 """
 from __future__ import annotations
 
