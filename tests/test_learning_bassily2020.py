@@ -46,6 +46,18 @@ def test_pmw_calibration_constants():
     assert bc.PMWParams(0.2, 1.0, 0.0, 1000, 10000).sigma_test == pytest.approx(2 * p.c / (8 / 9 * 1e4))
 
 
+@pytest.mark.parametrize("delta", [0.0, 1e-9, 1e-6, 1e-3])
+def test_pmw_calibration_spends_at_most_its_budget(delta):
+    """Composed by our own accounting, the calibration never exceeds ε (exactly ε when δ = 0)."""
+    for alpha, eps, K, n in itertools.product([0.05, 0.1, 0.3], [0.1, 1.0, 3.0], [10, 10 ** 3,
+                                              10 ** 6], [10 ** 3, 10 ** 6]):
+        spent = bc.PMWParams(alpha, eps, delta, K, n).eps_spent()
+        if delta == 0:
+            assert spent == pytest.approx(eps, rel=1e-12)
+        else:
+            assert 0 < spent <= eps
+
+
 def test_offline_pmw_reaches_threshold_accuracy_without_noise():
     rng = np.random.default_rng(1)
     K = 200

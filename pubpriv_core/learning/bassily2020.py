@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from pubpriv_core.privacy import gaussian_sigma, rho_from_eps
+from pubpriv_core.privacy import advanced_composition, gaussian_sigma, rho_from_eps
 
 # --------------------------------------------------------------------------- distributions on [N]
 
@@ -98,6 +98,19 @@ class PMWParams:
     @property
     def sigma_value(self) -> float:
         return self.sigma(2 * self.eps / 9)
+
+    def eps_spent(self) -> float:
+        """ε this calibration spends (at δ), by this project's own accounting, independent of the
+        constants above: the offline loop runs ≤ c AboveThreshold instances, each with threshold
+        noise Lap(b), test noise Lap(2b) on sensitivity-1/n tests, hence 2/(n·b)-DP (Dwork & Roth
+        2014, Thm 3.23), and releases ≤ c values with Lap(σ2) noise, 1/(n·σ2)-DP each. They add
+        up exactly for δ = 0 and by advanced composition with slack δ/2 per part for δ > 0."""
+        eps_test = 2 / (self.n * self.sigma_test)
+        eps_value = 1 / (self.n * self.sigma_value)
+        if self.delta == 0:
+            return self.c * (eps_test + eps_value)
+        return (advanced_composition(eps_test, self.c, self.delta / 2)
+                + advanced_composition(eps_value, self.c, self.delta / 2))
 
 
 class PrefixMW:
