@@ -3,7 +3,8 @@
 ``distributions`` (known marginals with exact masses), ``classes`` (concept classes with exact
 errors and public covers), ``measure`` (empirical n*(α, β) by doubling then bisection with a
 Clopper–Pearson bound; resumable records), ``audit`` (exact DP audits), ``beimel2014`` and
-``alon2019`` (the papers' learners).
+``alon2019`` (the papers' learners), ``representation`` (exact α-representation checks, Beimel et
+al. 2014 Def 3.1 and Lemma 3.10).
 """
 from .classes import (ConceptClass, DecisionStumps, Halfspaces, Intervals, PointFunctions, Rectangles,
                       Thresholds)
