@@ -182,16 +182,8 @@ def literal_table(cfg, out: Path) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class UniversalTrial:
+class UniversalTrial(PCQRTrial):
     """trial(n, rng) → expected average error of A_UnvPrivCl over all m queries (both phases)."""
-
-    task: nb.NoisyThreshold
-    m: int
-    eps: float
-    delta: float
-    alpha: float
-    beta: float
-    chunk: int
 
     def __call__(self, n: int, rng: np.random.Generator) -> float:
         run = nb.unv_priv_cl(self.task, n, self.m, self.eps, self.delta, self.alpha, self.beta,

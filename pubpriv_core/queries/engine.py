@@ -132,10 +132,6 @@ class SupportAnswerer:
         """The array :meth:`selector` indexes: the weight vector itself."""
         return weights
 
-    def selector(self, qid: int) -> np.ndarray:
-        """Index of the support rows with q(x) = 1 (see :meth:`rows_of`)."""
-        return self.rows_of(qid)
-
     def rows_of(self, qid: int) -> np.ndarray:
         """Support rows x with q(x) = 1 (``qid`` in own numbering)."""
         global_id = qid if self.queries is None else int(self.queries[qid])
@@ -143,6 +139,8 @@ class SupportAnswerer:
         if self.cached:
             return np.flatnonzero(self._ids[:, w] == qid)
         return np.flatnonzero(self.workload.indicator(global_id, self.records))
+
+    selector = rows_of      # the MW loop indexes grid(u) with it (a view on a domain tensor)
 
     def present_queries(self) -> np.ndarray:
         """Sorted global ids of the queries some support row satisfies (others answer 0 on X̂)."""

@@ -123,7 +123,7 @@ class MarginalTree:
         self._slots = 1
         marginals = [(w, frozenset(m)) for w, m in enumerate(workload.marginals)]
         axes = tuple(range(len(self.shape)))
-        self.estimated_s, node = self._plan(axes, frozenset(), marginals)
+        _, node = self._plan(axes, frozenset(), marginals)
         self._emit(node, 0, axes)
         self._summing = {step.target: step.summing_matrix() for step in self.steps
                          if step.method == "product"}
