@@ -1,9 +1,10 @@
 """Value checks of a resolved run config, done before anything is written.
 
 Hydra's structured configs (:mod:`experiments.config`) already reject unknown keys and wrong types;
-here are the checks on values: ε > 0, 0 < δ < 1, T ≥ 1, runs ≥ 1, the public-source shares, and
-those that need the data — the dataset is present or downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), MWEM's
-domain fits, DualQuery's calibration leaves at least two rounds. Every failure is a
+here are the checks on values: every field against its rule (:mod:`experiments.rules`: finite,
+in range, a writable ``results_dir``), and those that need the data — the dataset is present or
+downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased attribute and value exist, MWEM's domain fits,
+DualQuery's calibration leaves at least two rounds. Every failure is a
 :class:`ConfigError` whose message is one line naming the problem and the fix.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 from dataclasses import fields
 from typing import Any
 
+from experiments.rules import check_fields
 from pubpriv_core.data.paths import DataUnavailableError
 
 
@@ -48,32 +50,10 @@ def check_keys(cfg: dict[str, Any]) -> None:
 
 
 def check_scalars(cfg: dict[str, Any]) -> None:
-    _require(cfg["eps"] > 0, f"eps must be > 0, got {cfg['eps']}; pass a positive privacy budget")
-    delta = cfg["delta"]
-    _require(delta is None or 0 < delta < 1,
-             f"delta must lie in (0, 1), got {delta}; pass e.g. 1e-9 or null for 1/n^2")
-    _require(cfg["T"] >= 1, f"T must be >= 1, got {cfg['T']}; pass a positive number of rounds")
-    _require(cfg["runs"] >= 1, f"runs must be >= 1, got {cfg['runs']}; pass the repetition count")
-    _require(cfg["seed"] >= 0, f"seed must be >= 0, got {cfg['seed']}; pass a non-negative seed")
-    _require(cfg["cache_gb"] > 0, f"cache_gb must be > 0, got {cfg['cache_gb']}; pass a memory "
-                                  "budget in GB such as 4")
-    _require(cfg["n_jobs"] >= 1 or cfg["n_jobs"] == -1,
-             f"n_jobs must be >= 1 or -1 (all cores), got {cfg['n_jobs']}; pass a worker count")
-    public = cfg["public"]
-    _require(0 < public["fraction"] <= 1,
-             f"public.fraction must lie in (0, 1], got {public['fraction']}; pass e.g. 0.01")
-    for key in ("private_share", "public_share"):
-        if key in public:
-            _require(public[key] > 0, f"public.{key} must be > 0, got {public[key]}; "
-                                      "pass a positive share of the dataset's rows")
-    max_rounds = cfg["algo"].get("max_T")
-    _require(max_rounds is None or max_rounds >= 2,
-             f"algo.max_T must be >= 2 or null, got {max_rounds}; DualQuery's first round "
-             "alone releases nothing")
-    workload = cfg["workload"]
-    _require(workload["k"] >= 1, f"workload.k must be >= 1, got {workload['k']}; pass e.g. 3")
-    _require(workload["size"] is None or workload["size"] >= 1,
-             f"workload.size must be >= 1 or null (all), got {workload['size']}; pass e.g. 64")
+    """Every field against its rule (:mod:`experiments.rules`): no data needed."""
+    problem = check_fields(cfg)
+    if problem:
+        raise ConfigError(problem)
 
 
 def check_data(cfg: dict[str, Any]) -> None:
@@ -102,11 +82,17 @@ def _check_workload(cfg: dict[str, Any], domain) -> None:
 
 
 def _check_public_attribute(cfg: dict[str, Any], domain) -> None:
+    """A biased source's attribute is one of the domain's, and its value within its range."""
     attribute = cfg["public"].get("attribute")
-    if attribute is not None:
-        _require(attribute in domain,
-                 f"public.attribute={attribute!r} is not an attribute of dataset "
-                 f"{cfg['dataset']['name']}; choose one of {', '.join(domain.attributes)}")
+    if attribute is None:
+        return
+    _require(attribute in domain,
+             f"public.attribute={attribute!r} is not an attribute of dataset "
+             f"{cfg['dataset']['name']}; choose one of {', '.join(domain.attributes)}")
+    size = domain.shape[domain.attributes.index(attribute)]
+    _require(cfg["public"]["value"] < size,
+             f"public.value={cfg['public']['value']} is outside the {size} values of "
+             f"{attribute}; choose a value in 0..{size - 1}")
 
 
 def _check_algorithm(cfg: dict[str, Any], problem) -> None:

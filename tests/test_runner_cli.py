@@ -21,24 +21,24 @@ def _refused(argv, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["eps=-1"], "eps must be > 0"),
-    (["eps=0"], "eps must be > 0"),
-    (["delta=1.5"], "delta must lie in (0, 1)"),
-    (["delta=0"], "delta must lie in (0, 1)"),
-    (["T=0"], "T must be >= 1"),
-    (["runs=0"], "runs must be >= 1"),
-    (["n_jobs=0"], "n_jobs must be >= 1"),
-    (["seed=-3"], "seed must be >= 0"),
+    (["eps=-1"], "eps must be a finite number in (0, 1000]"),
+    (["eps=0"], "eps must be a finite number in (0, 1000]"),
+    (["delta=1.5"], "delta must be null (1/n^2) or a finite number in (0, 1)"),
+    (["delta=0"], "delta must be null (1/n^2) or a finite number in (0, 1)"),
+    (["T=0"], "T must be an integer in [1, 1000000]"),
+    (["runs=0"], "runs must be an integer in [1, 10000]"),
+    (["n_jobs=0"], "n_jobs must be -1 (all cores) or an integer in [1, 4096]"),
+    (["seed=-3"], "seed must be an integer in [0, "),
     (["workload.k=11"], "workload.k=11 exceeds the 10 attributes of dataset synthetic"),
-    (["workload.k=0"], "workload.k must be >= 1"),
+    (["workload.k=0"], "workload.k must be an integer in [1, 1000]"),
     (["workload.size=121"], "workload.size=121 exceeds C(10,3)=120"),
-    (["public.fraction=0"], "public.fraction must lie in (0, 1]"),
-    (["public.fraction=1.5"], "public.fraction must lie in (0, 1]"),
+    (["public.fraction=0"], "public.fraction must be a finite number in (0, 1]"),
+    (["public.fraction=1.5"], "public.fraction must be a finite number in (0, 1]"),
     (["public=biased", "public.delta=0.1"], "public.attribute='sex' is not an attribute"),
     (["public=dataset"], "names the private dataset itself"),
     (["algo=dualquery", "eps=0.001"], "DualQuery fits only"),
-    (["algo=dualquery", "algo.max_T=1"], "algo.max_T must be >= 2"),
-    (["cache_gb=0"], "cache_gb must be > 0"),
+    (["algo=dualquery", "algo.max_T=1"], "algo.max_T must be null (no cap) or an integer in [2, "),
+    (["cache_gb=0"], "cache_gb must be a finite number in (0, 10000]"),
     (["dataset=nope"], "Could not find 'dataset/nope'; choose one of: acs, adult, nist_acs"),
     (["algo=nope"], "choose one of: best_mixture, dualquery, mwem, pmwpub, public_only"),
     (["public=nope"], "choose one of: biased, dataset, resample"),
@@ -51,8 +51,20 @@ def _refused(argv, tmp_path, capsys):
     (["T=1.5"], "could not be converted to Integer"),
     (["algo.selection=best"], "expected one of [permute_and_flip, exponential"),
     (["eps=0.1,1"], "add -m (--multirun)"),
-    (["-m", "eps=0.1,-1"], "eps must be > 0, got -1.0"),
+    (["-m", "eps=0.1,-1"], "eps must be a finite number in (0, 1000], got -1.0"),
     (["-m", "algo=pmwpub,nope"], "Could not find 'algo/nope'"),
+    (["-m", "eps=1,inf"], "eps must be a finite number in (0, 1000], got inf"),
+    (["eps=nan"], "eps must be a finite number"),
+    (["T=10000000"], "T must be an integer in [1, 1000000]"),
+    (["algo=dualquery", "algo.eta=inf"], "algo.eta must be a finite number"),
+    (["algo=dualquery", "algo.samples=0"], "algo.samples must be an integer"),
+    (["algo=best_mixture", "algo.lp_time_limit=-1"], "algo.lp_time_limit must be"),
+    (["algo=mwem", "algo.max_domain_size=0"], "algo.max_domain_size must be"),
+    (["public=biased", "public.attribute=a0", "public.value=2"],
+     "public.value=2 is outside the 2 values of a0"),
+    (["public=biased", "public.attribute=a0", "public.delta=nan"], "public.delta must be"),
+    (["public.public_share=inf"], "public.public_share must be"),
+    (["dataset.shift=2"], "dataset.shift must be"),
 ])
 def test_bad_input_is_one_line(argv, words, tmp_path, capsys):
     assert words in _refused(argv, tmp_path, capsys)
@@ -117,4 +129,4 @@ def test_sweeper_params_of_a_preset_are_expanded_and_checked(tmp_path, capsys):
     assert cli.job_overrides(["-m", "experiment=smoke", "eps=2"], params)[0] == \
         ["algo=pmwpub", "eps=2", "experiment=smoke"]
     assert len(cli.job_overrides(["experiment=smoke"], params)) == 1  # no -m: no sweep
-    assert "eps must be > 0" in _refused(["-m", "experiment=smoke", "eps=1,-2"], tmp_path, capsys)
+    assert "eps must be a finite number" in _refused(["-m", "experiment=smoke", "eps=1,-2"], tmp_path, capsys)

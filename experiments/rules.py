@@ -1,0 +1,205 @@
+"""What every config field accepts: one rule per field, checked before any job runs.
+
+Hydra's structured configs check types (and the vocabularies of enum fields); a type says nothing
+about ε = inf, T = 0 or a share of −1, so every other field has a rule here. :data:`RULES` maps a
+field path to its rule; a group field is looked up as ``<group>.<option>.<field>`` first, then as
+``<group>.<field>`` (a field every option of the group shares, such as ``public.fraction``).
+To add an algorithm, dataset or public source with options, add a rule per option here:
+``tests/test_runner_rules.py`` walks the config schema and fails for a field without one.
+Checks that need the data (k ≤ d, the biased attribute's values, MWEM's domain size) live in
+:mod:`experiments.checks`.
+"""
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from folktables.load_acs import state_list
+
+from pubpriv_core.data.nist_acs import YEARS as NIST_YEARS
+from pubpriv_core.data.synthetic import PRESETS
+
+ACS_FIRST_YEAR = 2014
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``accepts(value)`` is true for a valid value; ``requirement`` and ``fix`` make the error."""
+
+    accepts: Callable[[Any], bool]
+    requirement: str
+    fix: str
+
+    def check(self, path: str, value: Any) -> str | None:
+        """None when ``value`` is valid, else the one-line error for field ``path``."""
+        if self.accepts(value):
+            return None
+        return f"{path} must be {self.requirement}, got {value!r}; {self.fix}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def real(low: float, high: float, fix: str, *, open_low: bool = False,
+         open_high: bool = False) -> Rule:
+    """A finite number in [low, high]; ``open_low`` / ``open_high`` exclude the ends."""
+    def accepts(v):
+        return _is_number(v) and (v > low if open_low else v >= low) \
+            and (v < high if open_high else v <= high)
+    interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+    return Rule(accepts, f"a finite number in {interval}", fix)
+
+
+def integer(low: int, high: int, fix: str) -> Rule:
+    """An integer in [low, high]."""
+    def accepts(v):
+        return isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+    return Rule(accepts, f"an integer in [{low}, {high}]", fix)
+
+
+def choice(options, fix: str) -> Rule:
+    options = tuple(options)
+    return Rule(lambda v: v in options, f"one of {', '.join(map(str, options))}", fix)
+
+
+def optional(rule: Rule, meaning: str) -> Rule:
+    """None (which means ``meaning``) or a value ``rule`` accepts."""
+    return Rule(lambda v: v is None or rule.accepts(v), f"null ({meaning}) or {rule.requirement}",
+                rule.fix)
+
+
+def _writable(path: Any) -> bool:
+    """``path`` is a folder (or can become one) in which a file can be created right now."""
+    if not isinstance(path, str) or not path.strip():
+        return False
+    folder = Path(path).expanduser().absolute()
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return False
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def _folder_or_none(path: Any) -> bool:
+    """None, or a non-empty path that is not an existing non-folder (it may be created later:
+    an ACS download fills an empty data root)."""
+    if path is None:
+        return True
+    return isinstance(path, str) and bool(path.strip()) and \
+        not (Path(path).expanduser().exists() and not Path(path).expanduser().is_dir())
+
+
+def _acs_state(value: Any) -> bool:
+    return isinstance(value, str) and value.upper() in state_list
+
+
+WRITABLE = Rule(_writable, "a folder that exists or can be created, and is writable",
+                "pass a writable results_dir (check its permissions, free space and mount)")
+DATA_ROOT = Rule(_folder_or_none, "null ($PUBPRIV_DATA, else the per-user cache) or a folder",
+                 "pass the folder that holds adult/, nist-acs-excerpts/ or acs/ (or set "
+                 "PUBPRIV_DATA)")
+ACS_STATE = Rule(_acs_state, "a US postal code such as PA", "pass e.g. state=PA")
+ACS_YEAR = integer(ACS_FIRST_YEAR, date.today().year, "pass a year whose ACS 1-Year file exists")
+SEED = integer(0, 2 ** 63 - 1, "pass a non-negative seed")
+
+_DATASET = {
+    "preset": choice(PRESETS, "pick a synthetic preset"),
+    "role": choice(("private", "public"), "pick the synthetic model to sample"),
+    "n": optional(integer(1, 10 ** 8, "pass a row count"), "the preset's rows"),
+    "shift": real(0.0, 1.0, "pass the weight of the public model's independent part"),
+    "seed": SEED,
+    "concentration": real(0.0, 1e6, "pass a positive Dirichlet concentration such as 0.5",
+                          open_low=True),
+}
+
+RULES: dict[str, Rule] = {
+    "eps": real(0.0, 1e3, "pass a privacy budget such as 1 (above 1000 nothing is private)",
+                open_low=True),
+    "delta": optional(real(0.0, 1.0, "pass e.g. 1e-9", open_low=True, open_high=True), "1/n^2"),
+    "T": integer(1, 10 ** 6, "pass the number of rounds, e.g. 50"),
+    "runs": integer(1, 10 ** 4, "pass the number of repetitions, e.g. 5"),
+    "seed": SEED,
+    "n_jobs": Rule(lambda v: isinstance(v, int) and not isinstance(v, bool)
+                   and (1 <= v <= 4096 or v == -1), "-1 (all cores) or an integer in [1, 4096]",
+                   "pass a worker count"),
+    "results_dir": WRITABLE,
+    "data_root": DATA_ROOT,
+    "cache_gb": real(0.0, 1e4, "pass a memory budget in GB such as 4", open_low=True),
+    "workload.k": integer(1, 1000, "pass the marginal order, e.g. 3"),
+    "workload.size": optional(integer(1, 10 ** 7, "pass e.g. 64"), "all C(d, k) marginals"),
+    "workload.seed": SEED,
+    **{f"dataset.synthetic.{k}": rule for k, rule in _DATASET.items()},
+    "dataset.nist_acs.year": choice(NIST_YEARS, "pick a year of the NIST excerpts"),
+    "dataset.acs.state": ACS_STATE,
+    "dataset.acs.year": ACS_YEAR,
+    "public.fraction": real(0.0, 1.0, "pass the share of public rows kept, e.g. 0.01",
+                            open_low=True),
+    "public.private_share": real(0.0, 100.0, "pass a share of the dataset's rows such as 0.9",
+                                 open_low=True),
+    "public.public_share": real(0.0, 100.0, "pass a share of the dataset's rows such as 0.1",
+                                open_low=True),
+    "public.biased.delta": real(-1.0, 1.0, "pass the bias Δ of the group's share, e.g. 0.1"),
+    "public.biased.attribute": Rule(lambda v: isinstance(v, str) and bool(v.strip()),
+                                    "an attribute name", "pass e.g. attribute=sex"),
+    "public.biased.value": integer(0, 10 ** 6, "pass a value code of the attribute"),
+    "public.dataset.name": optional(choice(("synthetic", "adult", "nist_acs", "acs"),
+                                           "pick the public dataset"), "the private dataset's"),
+    "public.dataset.state": optional(ACS_STATE, "the private dataset's"),
+    "public.dataset.year": optional(integer(ACS_FIRST_YEAR, date.today().year,
+                                            "pass the public dataset's year"),
+                                    "the private dataset's"),
+    **{f"public.dataset.{k}": optional(rule, "the private dataset's")
+       for k, rule in _DATASET.items() if k not in ("seed", "concentration")},
+    "algo.mwem.max_domain_size": integer(1, 10 ** 12, "pass a cap on |X| such as 10000000"),
+    "algo.dualquery.eta": real(0.0, 1e3, "pass a learning rate such as 2.0", open_low=True),
+    "algo.dualquery.samples": integer(1, 10 ** 7, "pass the queries drawn per round, e.g. 200"),
+    "algo.dualquery.max_T": optional(integer(2, 10 ** 7, "round 1 alone releases nothing; "
+                                                         "pass a cap >= 2"), "no cap"),
+    "algo.best_mixture.mw_iters": integer(1, 10 ** 6, "pass the MW estimate's rounds, e.g. 100"),
+    "algo.best_mixture.lp_time_limit": real(0.0, 1e6, "pass seconds, e.g. 300", open_low=True),
+}
+
+
+def rule_for(path: str) -> Rule | None:
+    """The rule of field ``path`` (``<group>.<option>.<field>`` falls back to ``<group>.<field>``)."""
+    if path in RULES:
+        return RULES[path]
+    parts = path.split(".")
+    return RULES.get(f"{parts[0]}.{parts[-1]}") if len(parts) == 3 else None
+
+
+def field_paths(cfg: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(rule path, value) of every field of a resolved run config."""
+    for key, value in cfg.items():
+        if key in ("dataset", "public", "algo"):
+            option = value.get("kind" if key == "public" else "name")
+            for field, sub in value.items():
+                yield f"{key}.{option}.{field}", sub
+        elif key == "workload":
+            for field, sub in value.items():
+                yield f"workload.{field}", sub
+        else:
+            yield key, value
+
+
+def check_fields(cfg: dict[str, Any]) -> str | None:
+    """The first rule violation of ``cfg`` as one line (paths as the user writes them), or None."""
+    for path, value in field_paths(cfg):
+        rule = rule_for(path)
+        if rule is not None:
+            parts = path.split(".")
+            shown = f"{parts[0]}.{parts[-1]}" if len(parts) == 3 else path
+            problem = rule.check(shown, value)
+            if problem:
+                return problem
+    return None
+
