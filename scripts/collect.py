@@ -1,24 +1,27 @@
 #!/usr/bin/env python
 """Merge the records of a results folder into one tidy CSV: one row per (config, repetition).
 
-    python scripts/collect.py RESULTS_DIR [RESULTS_DIR ...] -o OUT.csv
+    python scripts/collect.py RESULTS_DIR [RESULTS_DIR ...] -o OUT.csv [--strict]
 
 Columns: the record's scalar fields (algo, dataset, public, eps, delta, rho, T, k, workload_size,
 num_queries, run, seed, n_private, n_public, support_size, max_error, mean_error, runtime_s,
 per_iter_s, config_hash, delta_bias, public_fraction, ...), then the algorithm options
 (``opt_<name>``), dataset options (``dataset_<name>``), public-source options (``public_<name>``)
-and scalar trace entries (``trace_<name>``). Temp files of interrupted writes are ignored.
+and scalar trace entries (``trace_<name>``). Temp files of interrupted writes are ignored. A damaged
+record file (empty, truncated, foreign, missing fields) is named in a ``warning:`` line on stderr
+and skipped; with ``--strict`` any damaged file is an error (exit 1, no CSV written).
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from experiments.store import ResultsStore
+from experiments.store import ResultsStore, scan
 
 #: the leading columns, in this order (the issue's required set plus the public parameters).
 COLUMNS = ["algo", "dataset", "public", "eps", "delta", "rho", "T", "k", "workload_size",
@@ -40,10 +43,15 @@ def flatten(record: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def collect(*results_dirs: str | Path) -> pd.DataFrame:
-    """All records under the ``results_dirs`` as a DataFrame, required columns first."""
-    rows = [flatten(record) for folder in results_dirs
-            for record in ResultsStore(folder).records()]
+def collect(*results_dirs: str | Path, damaged: list[str] | None = None) -> pd.DataFrame:
+    """All usable records under the ``results_dirs`` as a DataFrame, required columns first;
+    one line per damaged file is appended to ``damaged``."""
+    rows = []
+    for folder in results_dirs:
+        records, bad = scan(ResultsStore(folder))
+        rows += [flatten(record) for record in records]
+        if damaged is not None:
+            damaged += bad
     if not rows:
         raise ValueError(f"no records under {', '.join(map(str, results_dirs))}; run "
                          f"`python run.py results_dir={results_dirs[0]}` first")
@@ -59,19 +67,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("results_dirs", nargs="+", metavar="RESULTS_DIR",
                         help="the runner's results_dir (several are merged)")
     parser.add_argument("-o", "--output", required=True, help="CSV file to write")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit 1, nothing written) if any record file is damaged")
     args = parser.parse_args(argv)
     missing = [d for d in args.results_dirs if not Path(d).is_dir()]
     if missing:
         print(f"error: {missing[0]} is not a folder; pass the runner's results_dir",
               file=sys.stderr)
         return 2
+    damaged: list[str] = []
     try:
-        table = collect(*args.results_dirs)
+        table = collect(*args.results_dirs, damaged=damaged)
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+        table = None
+        problem = str(err)
+    for line in damaged:
+        print(f"error: {line}" if args.strict else f"warning: {line}; skipped", file=sys.stderr)
+    if args.strict and damaged:
+        print(f"error: {len(damaged)} damaged record file(s); re-run the sweep (it moves them to "
+              "records/.corrupt/ and recomputes them) or drop --strict", file=sys.stderr)
+        return 1
+    if table is None:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.output, index=False)
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        table.to_csv(partial, index=False)
+        os.replace(partial, output)
+    except OSError as err:
+        partial.unlink(missing_ok=True)
+        print(f"error: cannot write {output}: {err.strerror}; free space or pick another -o",
+              file=sys.stderr)
+        return 1
     print(f"{len(table)} records -> {args.output}")
     return 0
 

@@ -40,3 +40,16 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def valid_record(run: int = 0, seed: int = 0, **fields) -> dict:
+    """A record the results store accepts: required fields, config_hash = hash of ``config``."""
+    from experiments.store import RECORD_VERSION, config_hash
+
+    config = fields.pop("config", {"algo": {"name": fields.get("algo", "pmwpub")},
+                                   "eps": fields.get("eps", 1.0)})
+    record = {"record_version": RECORD_VERSION, "seed": seed, "run": run, "config": config,
+              "algo": "pmwpub", "eps": 1.0, "rho": 0.1, "max_error": 0.25, "mean_error": 0.1,
+              "runtime_s": 0.5, **fields}
+    record["config_hash"] = config_hash(config)
+    return record

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from experiments.store import ResultsStore
-from runner_helpers import load_script
+from runner_helpers import load_script, valid_record
 
 _collect, _plot = load_script("collect"), load_script("plot_errors")
 COLUMNS, collect, flatten, collect_main = (_collect.COLUMNS, _collect.collect, _collect.flatten,
@@ -16,11 +16,12 @@ apply_filters, line_columns, summarise, plot_main = (_plot.apply_filters, _plot.
 def _record(algo, eps, run, err, **extra):
     record = {c: 0 for c in COLUMNS}
     record.update(algo=algo, dataset="synthetic", public="resample", eps=eps, run=run, seed=0,
-                  max_error=err, config_hash=f"{algo}{eps}", T=10, uses_public=algo != "mwem",
+                  max_error=err, T=10, uses_public=algo != "mwem",
                   options={"replay": True}, public_options={"fraction": 1.0},
                   dataset_options={"preset": "tiny"}, trace={"eps0": 0.1, "ids": [1, 2]},
-                  config={"big": "copy"}, **extra)
-    return record
+                  **extra)
+    del record["run"], record["seed"]
+    return valid_record(run, **record, config={"algo": algo, "eps": eps, **extra})
 
 
 def test_flatten_prefixes_nested_fields():
@@ -32,8 +33,8 @@ def test_flatten_prefixes_nested_fields():
 def test_collect_writes_required_columns_and_skips_temp_files(tmp_path):
     store = ResultsStore(tmp_path)
     for run, err in enumerate([0.1, 0.3]):
-        store.write(_record("pmwpub", 1.0, run, err))
-    (tmp_path / "records" / "pmwpub1.0" / ".tmp-x.json").write_text("{broken")
+        path = store.write(_record("pmwpub", 1.0, run, err))
+    (path.parent / ".tmp-x.json").write_text("{broken")
     assert collect_main([str(tmp_path), "-o", str(tmp_path / "all.csv")]) == 0
     table = pd.read_csv(tmp_path / "all.csv")
     assert list(table.columns[:len(COLUMNS)]) == COLUMNS

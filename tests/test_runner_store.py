@@ -7,6 +7,7 @@ import pytest
 
 from experiments import store as store_module
 from experiments.store import ResultsStore, config_hash, experiment_config
+from runner_helpers import valid_record
 
 CFG = {"dataset": {"name": "synthetic", "n": 100}, "public": {"kind": "resample"},
        "algo": {"name": "pmwpub"}, "workload": {"k": 3, "size": 8, "seed": 0},
@@ -31,11 +32,12 @@ def test_hash_does_not_depend_on_key_order():
 
 def test_write_read_and_listing(tmp_path):
     store = ResultsStore(tmp_path)
-    record = {"config_hash": "abc", "seed": 0, "run": 1, "max_error": 0.25}
+    record = valid_record(run=1)
+    abc = record["config_hash"]
     path = store.write(record)
-    assert path == tmp_path / "records" / "abc" / "seed0-run1.json"
-    assert store.exists("abc", 0, 1) and not store.exists("abc", 0, 2)
-    assert store.read("abc", 0, 1) == record
+    assert path == tmp_path / "records" / abc / "seed0-run1.json"
+    assert store.exists(abc, 0, 1) and not store.exists(abc, 0, 2)
+    assert store.read(abc, 0, 1) == record
     assert list(store.records()) == [record]
     assert [p.name for p in path.parent.iterdir()] == ["seed0-run1.json"]
 
@@ -56,8 +58,7 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
 
 def test_temp_files_are_ignored_and_only_stale_ones_cleaned(tmp_path):
     store = ResultsStore(tmp_path)
-    store.write({"config_hash": "h", "seed": 0, "run": 0})
-    folder = tmp_path / "records" / "h"
+    folder = store.write(valid_record()).parent
     stale, fresh = folder / ".tmp-stale.json", folder / ".tmp-fresh.json"
     stale.write_text('{"config_hash": "h", "se')
     fresh.write_text('{"config_hash": "h", "se')
