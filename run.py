@@ -5,7 +5,8 @@
     python run.py -m algo=pmwpub,mwem eps=0.1,0.5,1  # a sweep: one job per combination
 
 Every job of the command line is composed and checked first (:mod:`experiments.cli`); bad input
-prints one ``error:`` line and exits with status 2 before anything is written. Each job then runs
+prints one ``error:`` line and exits with status 2 before anything is written; a failed write
+(disk full, read-only) is one line and status 1, Ctrl-C one line and status 130. Each job then runs
 its repetitions (:mod:`experiments.query_release`) and stores one record per repetition under
 ``results_dir``; collect them with ``python scripts/collect.py RESULTS_DIR -o OUT.csv``.
 """
@@ -17,7 +18,7 @@ import hydra
 from omegaconf import DictConfig
 
 from experiments.checks import ConfigError
-from experiments.cli import fail, main, to_plain
+from experiments.cli import EXIT_FAULT, fail, main, to_plain, write_failure
 from experiments.query_release import run_config
 from pubpriv_core.data.paths import DataUnavailableError
 
@@ -32,6 +33,8 @@ def app(cfg: DictConfig) -> float:
         records = run_config(plain)
     except (ConfigError, DataUnavailableError, ValueError) as err:  # project errors: one line
         fail(str(err))
+    except OSError as err:                 # disk full, read-only, permissions: one line
+        fail(write_failure(err, [plain["results_dir"]]), EXIT_FAULT)
     errors = [r["max_error"] for r in records]
     mean = sum(errors) / len(errors)
     log.info("%s on %s (public=%s), eps=%g, T=%d: max_error %.4f (mean of %d runs) -> %s",

@@ -9,12 +9,15 @@ each job's config against the structured schemas, and runs
 (unknown key, wrong type, unknown group option) or a value check — is printed as ONE line
 ``error: <message>`` on stderr and the process exits with status 2, before any record (or Hydra
 output folder) is written. Only then is the Hydra app launched, with the original arguments.
+While it runs, a failed write (disk full, read-only mount, permissions) ends the command with one
+line and status 1, and Ctrl-C with ``interrupted: N records kept in DIR; ...`` and status 130.
 """
 from __future__ import annotations
 
 import copy
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -35,6 +38,8 @@ from pubpriv_core.data.paths import DataUnavailableError
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 CONFIG_NAME = "config"
 EXIT_BAD_INPUT = 2
+EXIT_FAULT = 1           # the machine failed (disk full, read-only, permissions)
+EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT
 #: Hydra flags after which the pre-check is skipped (help, config printing, other config dirs).
 _PASS_THROUGH = ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--resolve",
                  "--package", "-p", "--shell-completion", "-sc", "--config-path", "-cp",
@@ -89,9 +94,10 @@ def sweeper_params(first_job: list[str]) -> dict[str, str]:
     return {str(key): str(value) for key, value in params.items()}
 
 
-def check_jobs(argv: Sequence[str]) -> int:
-    """Compose and check every job of the command line; returns the number of jobs."""
+def check_jobs(argv: Sequence[str]) -> list[str]:
+    """Compose and check every job of the command line; returns their distinct results_dirs."""
     seen: set[str] = set()
+    folders: set[str] = set()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         jobs = job_overrides(argv)
         if any(a in _MULTIRUN for a in argv):
@@ -103,7 +109,8 @@ def check_jobs(argv: Sequence[str]) -> int:
             if key not in seen:
                 seen.add(key)
                 check_config(cfg)
-    return len(jobs)
+                folders.add(cfg["results_dir"])
+    return sorted(folders)
 
 
 class SweepComposer:
@@ -182,10 +189,27 @@ def _first_line(err: BaseException) -> str:
     return lines[0].rstrip(".") if lines else type(err).__name__
 
 
-def fail(message: str) -> None:
-    """Print ``error: message`` (one line) on stderr and exit with status 2."""
+def fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
+    """Print ``error: message`` (one line) on stderr and exit with ``status`` (bad input: 2)."""
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
-    sys.exit(EXIT_BAD_INPUT)
+    sys.exit(status)
+
+
+def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
+    """One line for a failed write (full disk, read-only mount, permissions)."""
+    where = err.filename or ", ".join(results_dirs) or "the results folder"
+    return (f"cannot write {where}: {err.strerror or err}; the records written so far are "
+            "complete — free space, fix permissions or pass another results_dir, then re-run "
+            "the same command to resume")
+
+
+def interrupted(results_dirs: Sequence[str]) -> str:
+    """The one line printed on Ctrl-C: how many records each results_dir holds."""
+    from experiments.store import ResultsStore
+
+    kept = ", ".join(f"{sum(1 for _ in ResultsStore(d).paths())} records kept in {d}"
+                     for d in results_dirs) or "before any job started, nothing written"
+    return f"interrupted: {kept}; re-run the same command to resume"
 
 
 def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> None:
@@ -197,9 +221,26 @@ def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> No
         return
     register_configs()
     pooch.get_logger().setLevel(logging.WARNING)  # one error line, no "Downloading ..." notice
-    if not any(a.split("=")[0] in _PASS_THROUGH for a in argv):
-        try:
-            check_jobs(argv)
-        except (UserError, ConfigError, DataUnavailableError) as err:
-            fail(str(err))
-    hydra_app()
+    folders: list[str] = []
+    try:
+        if not any(a.split("=")[0] in _PASS_THROUGH for a in argv):
+            try:
+                folders = check_jobs(argv)
+            except (UserError, ConfigError, DataUnavailableError) as err:
+                fail(str(err))
+        launch(hydra_app, folders)
+    except KeyboardInterrupt:
+        print(interrupted(folders), file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
+
+
+def launch(hydra_app: Callable[[], None], folders: Sequence[str]) -> None:
+    """Run the Hydra app; a failed write (also Hydra's own: logs, job folders) ends it in one
+    line. Hydra would print a traceback and exit 1 itself unless HYDRA_FULL_ERROR is set, which
+    lets the error reach this handler; a log line that cannot be written is dropped."""
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    logging.raiseExceptions = False
+    try:
+        hydra_app()
+    except OSError as err:
+        fail(write_failure(err, folders), EXIT_FAULT)

@@ -58,7 +58,10 @@ def test_fetch_corrupt_local_copy_raises(root, monkeypatch):
     _register(monkeypatch, b"a,b\n1,2\n")
     (root / "toy").mkdir()
     (root / "toy" / "toy.csv").write_bytes(b"a,b\n1,3\n")
-    with pytest.raises(DataUnavailableError, match="wrong checksum"):
+    with pytest.raises(DataUnavailableError, match=r"does not match its md5 \(truncated"):
+        paths.fetch("toy")
+    (root / "toy" / "toy.csv").write_bytes(b"")
+    with pytest.raises(DataUnavailableError, match="toy/toy.csv is empty"):
         paths.fetch("toy")
 
 

@@ -272,25 +272,61 @@ def pums_file_name(state: str, year: int) -> str:
 
 
 def read_pums(state: str, year: int, download: bool = True) -> pd.DataFrame:
-    """The raw person file of ``state`` (postal code, e.g. "PA") and ``year`` ≥ 2014."""
+    """The raw person file of ``state`` (postal code, e.g. "PA") and ``year`` ≥ 2014.
+
+    The Census publishes no checksums, so a local file is checked for what a damaged copy shows:
+    empty, cut off (no final newline), not text, no person rows. Each is one line naming the file.
+    """
     state, year = _check(state, year)
     root = data_root() / "acs"
+    target, fix = _person_file(state, year)
+    if target.is_file():
+        check_person_file(target, fix)
     source = folktables.ACSDataSource(survey_year=str(year), horizon="1-Year", survey="person",
                                       root_dir=str(root))
     try:
-        return source.get_data(states=[state], download=download)
+        frame = source.get_data(states=[state], download=download)
     except FileNotFoundError:
-        target = root / str(year) / "1-Year" / pums_file_name(state, year)
-        url = CENSUS_URL.format(year=year, st=state.lower())
         raise DataUnavailableError(
             f"ACS PUMS {state}-{year} person file {target.name} is missing and could not be "
-            f"downloaded; download {url}, unzip it and save {target.name} as {target}") from None
+            f"downloaded; {fix.replace('delete it and ', '')}, unzip it and save {target.name} "
+            f"as {target}") from None
+    except (UnicodeDecodeError, pd.errors.ParserError) as err:
+        raise DataUnavailableError(f"ACS person file {target} is not a readable PUMS CSV "
+                                   f"({' '.join(str(err).split())[:100]}); {fix}") from None
+    if frame.empty:
+        raise DataUnavailableError(f"ACS person file {target} has no person rows; {fix}")
+    return frame
+
+
+def check_person_file(path, fix: str) -> None:
+    """One-line :class:`DataUnavailableError` if ``path`` is empty or cut off mid-row."""
+    size = path.stat().st_size
+    if size == 0:
+        raise DataUnavailableError(f"ACS person file {path} is empty; {fix}")
+    with open(path, "rb") as handle:
+        handle.seek(size - 1)
+        if handle.read(1) != b"\n":
+            raise DataUnavailableError(f"ACS person file {path} is truncated (its last row has "
+                                       f"no line end); {fix}")
 
 
 def load_acs(state: str = "PA", year: int = 2018, reduced: bool = False,
              download: bool = True) -> Dataset:
-    """ACS PUMS persons of one state and year on the full (67) or reduced (15) domain."""
-    return encode(read_pums(state, year, download), reduced)
+    """ACS PUMS persons of one state and year on the full (67) or reduced (15) domain; a file
+    whose columns do not decode is named in the one-line error."""
+    frame = read_pums(state, year, download)
+    try:
+        return encode(frame, reduced)
+    except ValueError as err:
+        path, fix = _person_file(*_check(state, year))
+        raise DataUnavailableError(f"ACS person file {path}: {err}; {fix}") from None
+
+
+def _person_file(state: str, year: int):
+    """(local path of the person file, the one-line fix for a damaged copy)."""
+    path = data_root() / "acs" / str(year) / "1-Year" / pums_file_name(state, year)
+    return path, f"delete it and download {CENSUS_URL.format(year=year, st=state.lower())} again"
 
 
 def _check(state: str, year: int) -> tuple[str, int]:

@@ -102,7 +102,8 @@ def fetch(name: str) -> Path:
         pooch.retrieve(entry.url, known_hash=f"md5:{entry.md5}", fname=target.name,
                        path=target.parent, progressbar=False)
     except Exception as err:  # network, HTTP or checksum failure: all mean "not available"
-        state = "has a wrong checksum" if target.is_file() else "is missing"
+        state = ("is missing" if not target.is_file() else "is empty"
+                 if target.stat().st_size == 0 else "does not match its md5 (truncated or altered)")
         reason = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
         raise DataUnavailableError(
             f"{entry.relpath} {state} and could not be downloaded ({reason}); download "
