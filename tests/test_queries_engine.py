@@ -8,7 +8,6 @@ import pytest
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.queries import (MarginalWorkload, SupportAnswerer, answer_dataset,
                                   answer_histogram, choose_marginals, error_summary)
-from pubpriv_core.queries import engine as engine_module
 
 
 @pytest.fixture
@@ -58,19 +57,6 @@ def test_support_weights_match_groupby(random_data):
     weights = np.random.default_rng(1).random(len(random_data))
     expected = brute_force(random_data, wl, weights)
     np.testing.assert_allclose(SupportAnswerer(wl, random_data.records).answer(weights), expected)
-
-
-def test_uncached_path_matches_cached(random_data, monkeypatch):
-    wl = MarginalWorkload.random(random_data.domain, 2)
-    weights = np.random.default_rng(2).random(len(random_data))
-    cached = SupportAnswerer(wl, random_data.records)
-    monkeypatch.setattr(engine_module, "MAX_CACHED_ENTRIES", 0)
-    uncached = SupportAnswerer(wl, random_data.records)
-    assert cached.cached and not uncached.cached
-    np.testing.assert_allclose(uncached.answer(weights), cached.answer(weights))
-    for q in (0, 7, wl.num_queries - 1):
-        np.testing.assert_array_equal(uncached.rows_of(q), cached.rows_of(q))
-    np.testing.assert_array_equal(uncached.present_queries(), cached.present_queries())
 
 
 def test_histogram_answers_match_dataset(random_data):

@@ -104,9 +104,7 @@ class MWState:
             self.Z = 1.0
             self.y = self.answerer.answer(self.u)
         else:
-            ids = self.answerer.cell_ids(touched)
-            self.y += np.bincount(ids.ravel(), np.repeat(self._pending[touched], ids.shape[1]),
-                                  minlength=self.y.size)
+            self.answerer.add_changes(self.y, touched, self._pending[touched])
         self._pending[touched] = 0.0
         self._touched[touched] = False
         self._touched_bound = 0

@@ -2,11 +2,11 @@
 
 A linear query on a distribution A over a support X̂ is q(A) = Σ_{x∈X̂} A(x) q(x) (Liu et al. 2021,
 §2). For marginals, row x of X̂ contributes to exactly one cell of each marginal, so the answer vector
-is a scatter-add of the weights through the (|X̂|, W) cell-id table. The engine stores that table
-(|X̂|·W int32 entries) and a sparse |Q|×|X̂| incidence matrix with |X̂|·W non-zeros: it never forms
-the dense |Q|×|X̂| matrix. Supports too large to cache are answered marginal by marginal from the
-records, in bounded memory. The whole domain (MWEM) has its own engine,
-:class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
+is a scatter-add of the weights into the cells of every marginal. The engine keeps the support as
+compact codes (|X̂| × d small integers) and computes each row's cell under each marginal on the fly
+in compiled kernels (:mod:`pubpriv_core.queries.kernels`): time and memory follow |X̂|·d codes and
+the |X̂|·W additions, never an |X̂|·W table or a |Q|×|X̂| matrix. The whole domain (MWEM) has its
+own engine, :class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from pubpriv_core.data.domain import Dataset
+from pubpriv_core.queries import kernels
 from pubpriv_core.queries.workload import MarginalWorkload
 
-#: largest |X̂|·W for which the cell-id table and the incidence matrix are cached (≈ 1.2 GB).
-MAX_CACHED_ENTRIES = 100_000_000
+#: rows per partial sum of :func:`answer_records` (each block's sums are added to the total)
 _CHUNK_ROWS = 65_536
 
 
@@ -34,12 +34,12 @@ def answer_dataset(workload: MarginalWorkload, data: Dataset) -> np.ndarray:
 
 def answer_records(workload: MarginalWorkload, records: np.ndarray,
                    weights: np.ndarray) -> np.ndarray:
-    """Σ_x weights[x]·q(x) for every query, computed marginal by marginal in row chunks."""
+    """Σ_x weights[x]·q(x) for every query: one kernel pass over the records' codes, summed in
+    blocks of 65,536 rows."""
     out = np.zeros(workload.num_queries)
-    for lo in range(0, len(records), _CHUNK_ROWS):
-        ids = workload.cell_ids(records[lo:lo + _CHUNK_ROWS])
-        out += np.bincount(ids.ravel(), np.repeat(weights[lo:lo + _CHUNK_ROWS], ids.shape[1]),
-                           minlength=workload.num_queries)
+    if len(records):
+        kernels.add_marginals(kernels.compact_codes(records), weights, workload.kernel_layout,
+                              out, chunk=_CHUNK_ROWS)
     return out
 
 
@@ -55,9 +55,9 @@ def answer_histogram(workload: MarginalWorkload, histogram: np.ndarray) -> np.nd
 class SupportAnswerer:
     """Answers queries on weight vectors over a fixed support X̂ (rows of ``records``).
 
-    ``answer(w)`` costs one sparse mat-vec with |X̂|·W non-zeros; ``rows_of(q)`` lists the support
-    rows with q(x) = 1; ``cell_ids(rows)`` gives those rows' query ids in every marginal (used by
-    the incremental multiplicative-weights update).
+    ``answer(w)`` is one kernel pass (|X̂|·W additions); ``add_changes(y, rows, values)`` adds the
+    answers of a sparse change of the weights (|rows|·W additions); ``rows_of(q)`` lists the
+    support rows with q(x) = 1 (one scan of q's k code columns). Memory: the (d, |X̂|) codes.
 
     With ``present_only`` the answerer keeps only the queries some support row satisfies — every
     other query answers 0 on any distribution over X̂ — numbered 0..|P|−1 in increasing global id;
@@ -71,48 +71,34 @@ class SupportAnswerer:
         self.workload = workload
         self.records = np.asarray(records)
         self.size = len(self.records)
-        self.cached = self.size * workload.num_marginals <= MAX_CACHED_ENTRIES
-        ids = workload.cell_ids(self.records) if self.cached else None
-        self.queries = self._present(ids) if present_only else None
-        self._position = None
-        if self.queries is not None:
-            self._position = np.full(workload.num_queries, -1, dtype=np.int32)
-            self._position[self.queries] = np.arange(self.queries.size, dtype=np.int32)
-        self._ids = self._local(ids) if self.cached else None
-        self._matrix = self.incidence(np.arange(self.num_queries)) if self.cached else None
-        # past this many touched rows, recomputing every answer beats scattering their changes
+        self.codes = kernels.compact_codes(self.records)
+        self._present_ids = np.flatnonzero(self._global(np.ones(self.size)))
+        self.queries = self._present_ids if present_only else None
+        # past this many touched rows, recomputing every answer beats adding their changes
         self.incremental_limit = self.size // 4
 
     @property
     def num_queries(self) -> int:
         return self.workload.num_queries if self.queries is None else int(self.queries.size)
 
-    def _present(self, ids: np.ndarray | None) -> np.ndarray:
-        if ids is not None:
-            return np.unique(ids)
-        return np.flatnonzero(answer_records(self.workload, self.records, np.ones(self.size)))
+    def _global(self, weights: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.workload.num_queries)
+        kernels.add_marginals(self.codes, weights, self.workload.kernel_layout, out)
+        return out
 
-    def _local(self, ids: np.ndarray) -> np.ndarray:
-        return ids if self._position is None else self._position[ids]
-
-    def incidence(self, queries: np.ndarray) -> sp.csr_matrix:
-        """Sparse 0/1 matrix [q(x)] for the given sorted (own-numbering) query ids × support rows."""
-        ids = self.cell_ids(np.arange(self.size))
-        position = np.full(self.num_queries, -1, dtype=np.int64)
-        position[queries] = np.arange(len(queries))
-        rows = position[ids.ravel()]
-        cols = np.repeat(np.arange(self.size, dtype=np.int32), ids.shape[1])
-        keep = rows >= 0
-        return sp.csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])),
-                             shape=(len(queries), self.size))
+    def _own(self, full: np.ndarray) -> np.ndarray:
+        return full if self.queries is None else full[self.queries]
 
     def answer(self, weights: np.ndarray) -> np.ndarray:
         """Σ_{x∈X̂} weights[x]·q(x) for every kept query q (weights need not be normalised)."""
-        weights = np.asarray(weights, dtype=float)
-        if self.cached:
-            return self._matrix @ weights
-        full = answer_records(self.workload, self.records, weights)
-        return full if self.queries is None else full[self.queries]
+        return self._own(self._global(weights))
+
+    def add_changes(self, y: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+        """y += Σ_i values[i]·q(rows[i]) for every kept query (rows ascending), in place."""
+        change = np.zeros(self.workload.num_queries)
+        kernels.add_marginals_of_rows(self.codes, rows, values, self.workload.kernel_layout,
+                                      change)
+        y += self._own(change)
 
     def expand(self, answers: np.ndarray) -> np.ndarray:
         """A full-length answer vector (zeros for the queries this answerer does not keep)."""
@@ -124,26 +110,36 @@ class SupportAnswerer:
 
     def cell_ids(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), W) query ids (own numbering) of the given support rows."""
-        if self.cached:
-            return self._ids[rows]
-        return self._local(self.workload.cell_ids(self.records[rows]))
+        ids = self.workload.cell_ids(self.records[rows])
+        if self.queries is None:
+            return ids
+        return np.searchsorted(self.queries, ids).astype(np.int32)
+
+    def incidence(self, queries: np.ndarray) -> sp.csr_matrix:
+        """Sparse 0/1 matrix [q(x)] for the given sorted (own-numbering) query ids × support rows
+        (|X̂|·W non-zeros at most: for the exact LPs on moderate supports)."""
+        ids = self.cell_ids(np.arange(self.size))
+        position = np.full(self.num_queries, -1, dtype=np.int64)
+        position[queries] = np.arange(len(queries))
+        rows = position[ids.ravel()]
+        cols = np.repeat(np.arange(self.size, dtype=np.int32), ids.shape[1])
+        keep = rows >= 0
+        return sp.csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])),
+                             shape=(len(queries), self.size))
 
     def grid(self, weights: np.ndarray) -> np.ndarray:
         """The array :meth:`selector` indexes: the weight vector itself."""
         return weights
 
     def rows_of(self, qid: int) -> np.ndarray:
-        """Support rows x with q(x) = 1 (``qid`` in own numbering)."""
+        """Support rows x with q(x) = 1 (``qid`` in own numbering), ascending."""
         global_id = qid if self.queries is None else int(self.queries[qid])
         w = int(self.workload.marginal_of(global_id))
-        if self.cached:
-            return np.flatnonzero(self._ids[:, w] == qid)
-        return np.flatnonzero(self.workload.indicator(global_id, self.records))
+        values = np.array(list(self.workload.decode(global_id).values()), dtype=np.int64)
+        return kernels.rows_in_cell(self.codes, np.asarray(self.workload.marginals[w]), values)
 
     selector = rows_of      # the MW loop indexes grid(u) with it (a view on a domain tensor)
 
     def present_queries(self) -> np.ndarray:
         """Sorted global ids of the queries some support row satisfies (others answer 0 on X̂)."""
-        if self.queries is not None:
-            return self.queries
-        return self._present(self._ids)
+        return self._present_ids

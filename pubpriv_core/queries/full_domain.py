@@ -235,5 +235,10 @@ class DomainAnswerer:
         records = np.column_stack(np.unravel_index(np.asarray(rows), self.shape))
         return self.workload.cell_ids(records)
 
+    def add_changes(self, y: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+        """y += Σ_i values[i]·q(rows[i]) for every query (rows ascending), in place."""
+        ids = self.cell_ids(rows)
+        y += np.bincount(ids.ravel(), np.repeat(values, ids.shape[1]), minlength=y.size)
+
     def present_queries(self) -> np.ndarray:
         return np.arange(self.num_queries)
