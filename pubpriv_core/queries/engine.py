@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from pubpriv_core.data.domain import Dataset
 from pubpriv_core.queries import kernels
+from pubpriv_core.queries.plan import MarginalPlan, cell_budget
 from pubpriv_core.queries.workload import MarginalWorkload
 
 #: rows per partial sum of :func:`answer_records` (each block's sums are added to the total)
@@ -38,7 +39,7 @@ def answer_records(workload: MarginalWorkload, records: np.ndarray,
     blocks of 65,536 rows."""
     out = np.zeros(workload.num_queries)
     if len(records):
-        kernels.add_marginals(kernels.compact_codes(records), weights, workload.kernel_layout,
+        kernels.add_marginals(kernels.compact_codes(records), weights, workload.singleton_plan,
                               out, chunk=_CHUNK_ROWS)
     return out
 
@@ -55,9 +56,11 @@ def answer_histogram(workload: MarginalWorkload, histogram: np.ndarray) -> np.nd
 class SupportAnswerer:
     """Answers queries on weight vectors over a fixed support X̂ (rows of ``records``).
 
-    ``answer(w)`` is one kernel pass (|X̂|·W additions); ``add_changes(y, rows, values)`` adds the
-    answers of a sparse change of the weights (|rows|·W additions); ``rows_of(q)`` lists the
-    support rows with q(x) = 1 (one scan of q's k code columns). Memory: the (d, |X̂|) codes.
+    ``answer(w)`` is one kernel pass (|X̂| additions per table of ``plan``: W tables, or fewer
+    super-marginals on large supports, :mod:`pubpriv_core.queries.plan`); ``add_changes(y, rows,
+    values)`` adds the answers of a sparse change of the weights (|rows| additions per table);
+    ``rows_of(q)`` lists the support rows with q(x) = 1 (one scan of q's k code columns). Memory:
+    the (d, |X̂|) codes and the plan's table-to-member maps (≈ |Q| to 10·|Q| integers).
 
     With ``present_only`` the answerer keeps only the queries some support row satisfies — every
     other query answers 0 on any distribution over X̂ — numbered 0..|P|−1 in increasing global id;
@@ -72,6 +75,7 @@ class SupportAnswerer:
         self.records = np.asarray(records)
         self.size = len(self.records)
         self.codes = kernels.compact_codes(self.records)
+        self.plan = MarginalPlan.build(workload, cell_budget(self.size, workload))
         self._present_ids = np.flatnonzero(self._global(np.ones(self.size)))
         self.queries = self._present_ids if present_only else None
         # past this many touched rows, recomputing every answer beats adding their changes
@@ -83,7 +87,7 @@ class SupportAnswerer:
 
     def _global(self, weights: np.ndarray) -> np.ndarray:
         out = np.zeros(self.workload.num_queries)
-        kernels.add_marginals(self.codes, weights, self.workload.kernel_layout, out)
+        kernels.add_marginals(self.codes, weights, self.plan, out)
         return out
 
     def _own(self, full: np.ndarray) -> np.ndarray:
@@ -96,8 +100,7 @@ class SupportAnswerer:
     def add_changes(self, y: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
         """y += Σ_i values[i]·q(rows[i]) for every kept query (rows ascending), in place."""
         change = np.zeros(self.workload.num_queries)
-        kernels.add_marginals_of_rows(self.codes, rows, values, self.workload.kernel_layout,
-                                      change)
+        kernels.add_marginals_of_rows(self.codes, rows, values, self.plan, change)
         y += self._own(change)
 
     def expand(self, answers: np.ndarray) -> np.ndarray:

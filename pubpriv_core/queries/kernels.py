@@ -10,10 +10,12 @@ computed on the fly: no |X̂|·W table exists. The kernels add weights into thos
 
     out[offset_w + cell_w(x)] += weight(x)      for every marginal w and every given row x,
 
-with one thread per marginal (``numba.prange``). Each marginal owns a disjoint block of ``out``
-and is summed by one thread in increasing row order, so the result is the same for any number of
-threads, and the same floating-point sum as a row-ordered ``numpy.bincount`` or a CSR product.
-Reading the k code columns of a marginal as 1-d arrays (not through a 2-d index) halves the cost.
+with one thread per table of a :class:`~pubpriv_core.queries.plan.MarginalPlan` (``numba.prange``):
+a table (a marginal, or a super-marginal covering several) is filled in increasing row order and
+its cells are then added into its members' cells. Tables write disjoint parts of ``out``, so the
+result is the same for any number of threads; with one table per marginal it is the same
+floating-point sum as a row-ordered ``numpy.bincount`` or a CSR product. Reading the k code
+columns of a table as 1-d arrays (not through a 2-d index) halves the cost.
 """
 from __future__ import annotations
 
@@ -21,9 +23,15 @@ import numba as nb
 import numpy as np
 
 
+#: rows whose cells the general (k > 3) path computes per sweep of the k code columns
+_SWEEP = 1024
+
+
 @nb.njit(nogil=True, cache=True)
-def _block_sums(codes, attrs, strides, k, rows, values, lo, hi, block):
-    """block[cell(rows[i])] += values[i] for i in [lo, hi); ``rows`` None means rows[i] = i."""
+def _block_sums(codes, attrs, strides, k, rows, values, lo, hi, block, ids):
+    """block[cell(rows[i])] += values[i] for i in [lo, hi), in order; ``rows`` None means
+    rows[i] = i. k ≤ 3 reads the code columns as 1-d arrays; larger k first accumulates the cells
+    of ``_SWEEP`` rows column by column into ``ids``, then adds."""
     if k == 3:
         c0, c1, c2, s0, s1 = codes[attrs[0]], codes[attrs[1]], codes[attrs[2]], strides[0], strides[1]
         if rows is None:
@@ -42,56 +50,68 @@ def _block_sums(codes, attrs, strides, k, rows, values, lo, hi, block):
             for i in range(lo, hi):
                 x = rows[i]
                 block[c0[x] * s0 + c1[x]] += values[i]
-    elif rows is None:
-        for x in range(lo, hi):
-            block[_cell(codes, attrs, strides, k, x)] += values[x]
+    elif k == 1:
+        c0 = codes[attrs[0]]
+        if rows is None:
+            for x in range(lo, hi):
+                block[c0[x]] += values[x]
+        else:
+            for i in range(lo, hi):
+                block[c0[rows[i]]] += values[i]
     else:
-        for i in range(lo, hi):
-            block[_cell(codes, attrs, strides, k, rows[i])] += values[i]
-
-
-@nb.njit(nogil=True, cache=True)
-def _cell(codes, attrs, strides, k, x):
-    cell = 0
-    for j in range(k):
-        cell += codes[attrs[j], x] * strides[j]
-    return cell
+        for start in range(lo, hi, _SWEEP):
+            stop = min(start + _SWEEP, hi)
+            ids[:stop - start] = 0
+            for j in range(k):
+                column, stride = codes[attrs[j]], strides[j]
+                if rows is None:
+                    for x in range(start, stop):
+                        ids[x - start] += column[x] * stride
+                else:
+                    for i in range(start, stop):
+                        ids[i - start] += column[rows[i]] * stride
+            for i in range(start, stop):
+                block[ids[i - start]] += values[i]
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def _add(codes, rows, values, attrs, strides, ks, offsets, chunk, out):
+def _add(codes, rows, values, attrs, strides, ks, cells, member_start, member_offset, map_start,
+         maps, chunk, out):
     count = values.size
-    for w in nb.prange(attrs.shape[0]):
-        base = offsets[w]
-        block = np.zeros(offsets[w + 1] - base)
+    for g in nb.prange(ks.size):
+        block = np.zeros(cells[g])
+        ids = np.empty(_SWEEP, dtype=np.int64)
         for lo in range(0, count, chunk):
-            _block_sums(codes, attrs[w], strides[w], ks[w], rows, values, lo,
-                        min(lo + chunk, count), block)
-            for c in range(block.size):
-                out[base + c] += block[c]
-                block[c] = 0.0
+            _block_sums(codes, attrs[g], strides[g], ks[g], rows, values, lo,
+                        min(lo + chunk, count), block, ids)
+            for i in range(member_start[g], member_start[g + 1]):
+                base, first = member_offset[i], map_start[i]
+                for c in range(block.size):
+                    out[base + maps[first + c]] += block[c]
+            block[:] = 0.0
 
 
-def add_marginals(codes, weights, layout, out, chunk=None):
-    """out[offset_w + cell_w(x)] += weights[x] for every marginal w and row x of the support.
+def add_marginals(codes, weights, plan, out, chunk=None):
+    """out[q] += Σ_x weights[x]·q(x) for every query q of the plan's workload (global ids), one
+    pass over the support's codes.
 
-    ``layout`` = (attrs, strides, ks, offsets) of :meth:`MarginalWorkload.kernel_layout`. Rows are
-    summed in blocks of ``chunk`` rows (None: one block); each block's per-cell sums start from 0
-    and are then added to ``out``.
+    ``plan`` is a :class:`~pubpriv_core.queries.plan.MarginalPlan`. Rows are summed in blocks of
+    ``chunk`` rows (None: one block); each block's per-cell sums start from 0 and are then added
+    to ``out``.
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    _add(codes, None, weights, *layout, chunk or max(weights.size, 1), out)
+    _add(codes, None, weights, *plan.arrays(), chunk or max(weights.size, 1), out)
 
 
-def add_marginals_of_rows(codes, rows, values, layout, out):
-    """out[offset_w + cell_w(rows[i])] += values[i] for every marginal w and every i.
+def add_marginals_of_rows(codes, rows, values, plan, out):
+    """out[q] += Σ_i values[i]·q(rows[i]) for every query q of the plan's workload.
 
     Per cell the values are summed from 0 in the order of ``rows``, then added to ``out`` (as
-    ``out += bincount(cell ids of rows, values)``).
+    ``out += bincount(cell ids of rows, values)`` for a plan of one table per marginal).
     """
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     values = np.ascontiguousarray(values, dtype=np.float64)
-    _add(codes, rows, values, *layout, max(values.size, 1), out)
+    _add(codes, rows, values, *plan.arrays(), max(values.size, 1), out)
 
 
 @nb.njit(cache=True, nogil=True)

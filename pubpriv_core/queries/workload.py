@@ -96,16 +96,10 @@ class MarginalWorkload:
         return out
 
     @cached_property
-    def kernel_layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(attrs, strides, ks, offsets) as the compiled kernels read them
-        (:mod:`pubpriv_core.queries.kernels`): the attributes and strides of marginal w in row w,
-        padded with zeros to the largest k, and each marginal's k."""
-        ks = np.array([len(m) for m in self.marginals], dtype=np.int64)
-        attrs = np.zeros((self.num_marginals, max(ks, default=1)), dtype=np.int64)
-        strides = np.zeros_like(attrs)
-        for w, (m, s) in enumerate(zip(self.marginals, self.strides)):
-            attrs[w, :len(m)], strides[w, :len(m)] = m, s
-        return attrs, strides, ks, self.offsets
+    def singleton_plan(self):
+        """The :class:`~pubpriv_core.queries.plan.MarginalPlan` with one table per marginal."""
+        from pubpriv_core.queries.plan import MarginalPlan
+        return MarginalPlan.build(self)
 
     def marginal_of(self, qids: np.ndarray | int) -> np.ndarray:
         """Index of the marginal each global query id belongs to."""
