@@ -36,7 +36,7 @@ def app(cfg: DictConfig) -> float:
     except OSError as err:                 # disk full, read-only, permissions: one line
         fail(write_failure(err, [plain["results_dir"]]), EXIT_FAULT)
     errors = [r["max_error"] for r in records]
-    mean = sum(errors) / len(errors)
+    mean = sum(errors) / len(errors) if errors else float("nan")
     log.info("%s on %s (public=%s), eps=%g, T=%d: max_error %.4f (mean of %d runs) -> %s",
              plain["algo"]["name"], plain["dataset"]["name"], plain["public"]["kind"],
              plain["eps"], plain["T"], mean, len(errors), plain["results_dir"])

@@ -18,6 +18,7 @@ import copy
 import json
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -239,6 +240,7 @@ def launch(hydra_app: Callable[[], None], folders: Sequence[str]) -> None:
     line. Hydra would print a traceback and exit 1 itself unless HYDRA_FULL_ERROR is set, which
     lets the error reach this handler; a log line that cannot be written is dropped."""
     os.environ["HYDRA_FULL_ERROR"] = "1"
+    os.environ["PUBPRIV_PROCESS"] = f"{socket.gethostname()}-{os.getpid()}"  # own sweep folder
     logging.raiseExceptions = False
     try:
         hydra_app()

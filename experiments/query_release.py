@@ -3,7 +3,8 @@
 ``run_config(cfg)`` takes a resolved run config as a plain dict (what ``run.py`` gets from Hydra),
 checks it, skips the repetitions whose record exists (unless ``force``), runs the others — in
 parallel with joblib when ``n_jobs`` > 1 — and writes each record atomically
-(:mod:`experiments.store`). A record holds the errors of the release (and of its last iterate),
+(:mod:`experiments.store`). A repetition is computed only under its claim
+(:mod:`experiments.claims`), so concurrent sweeps into one ``results_dir`` share the work. A record holds the errors of the release (and of its last iterate),
 its privacy ledger (ρ, ε, δ), sizes, timings, host and package version: see :func:`make_record`.
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tqdm import tqdm
 
 import pubpriv_core
 from experiments.checks import check_config
+from experiments.claims import claim
 from experiments.problems import (build_problem, data_context, repetition_streams,
                                   set_cache_budget)
 from experiments.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
@@ -49,7 +51,12 @@ def run_config(cfg: dict[str, Any]) -> list[dict[str, Any]]:
             log.info("%s: %d of %d repetitions already stored, skipped", chash,
                      cfg["runs"] - len(todo), cfg["runs"])
         _run_missing(cfg, todo)
-        return [store.read(chash, cfg["seed"], r) for r in range(cfg["runs"])]
+        done = [r for r in range(cfg["runs"]) if store.exists(chash, cfg["seed"], r)]
+        if len(done) < cfg["runs"]:
+            log.warning("%s: %d repetition(s) claimed by another process and not stored yet; "
+                        "re-run the same command later to include them", chash,
+                        cfg["runs"] - len(done))
+        return [store.read(chash, cfg["seed"], r) for r in done]
 
 
 def _run_missing(cfg: dict[str, Any], todo: list[int]) -> None:
@@ -73,8 +80,23 @@ def show_progress(setting: bool | None) -> bool:
     return sys.stderr.isatty() and not os.environ.get("CI")
 
 
-def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any]:
-    """Run repetition ``run`` of ``cfg``, write its record, return it (worker-safe)."""
+def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any] | None:
+    """Run repetition ``run`` of ``cfg`` under its claim (:mod:`experiments.claims`), write its
+    record and return it; None when another process holds the claim or has just stored the
+    record (worker-safe)."""
+    store, chash = ResultsStore(cfg["results_dir"]), config_hash(cfg)
+    with claim(store, chash, cfg["seed"], run) as mine:
+        if not mine or (not cfg["force"] and store.exists(chash, cfg["seed"], run)):
+            return None
+        record = compute_record(cfg, run)
+        path = store.write(record)
+    log.info("%s run %d: max_error=%.4f mean_error=%.4f (%.2f s) -> %s", cfg["algo"]["name"],
+             run, record["max_error"], record["mean_error"], record["runtime_s"], path)
+    return record
+
+
+def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
+    """The record of repetition ``run`` of ``cfg`` (nothing is written)."""
     set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
@@ -83,11 +105,7 @@ def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any]:
         options = {k: v for k, v in cfg["algo"].items() if k != "name"}
         release = run_algorithm(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta,
                                 T=cfg["T"], rng=algo_rng, **options)
-        record = make_record(cfg, run, problem, release, delta)
-        ResultsStore(cfg["results_dir"]).write(record)
-    log.info("%s run %d: max_error=%.4f mean_error=%.4f (%.2f s)", cfg["algo"]["name"], run,
-             record["max_error"], record["mean_error"], record["runtime_s"])
-    return record
+        return make_record(cfg, run, problem, release, delta)
 
 
 def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -> dict[str, Any]:
