@@ -5,9 +5,10 @@ never compute the same record twice: a repetition whose claim another process ho
 and it is computed by whoever holds it. The claim is an OS file lock (``filelock``: ``flock`` on
 ``<results_dir>/claims/<hash>/seed<s>-run<r>.lock``) held through an open file, so it ends with
 its process however that ends — finished, crashed, SIGKILL, out of memory — and a claim left by a
-dead process is never in the way (its empty lock file stays and is reused; the lock file of a
-stored record is removed). On a file system without ``flock``
-filelock falls back to a marker file, which it breaks when the process that wrote it is gone.
+dead process is never in the way: its empty lock file stays and is reused (the lock file of a
+stored record is removed). On a network file system the lock is the server's (NFS lock leases
+expire when a client node dies). On a file system without ``flock`` at all, filelock ≥ 4 falls
+back to a marker file that it breaks once the process that wrote it is gone.
 After taking a claim the record is looked up again: another process may have just written it.
 """
 from __future__ import annotations
