@@ -11,7 +11,7 @@ Caching. A Hydra multirun with the basic launcher runs its jobs one after anothe
 so datasets (via the data layer's cache) and problems — with their true answers and public
 answerer — are kept in an LRU cache keyed explicitly by (dataset, public, workload, seed, run,
 data root) and reused across ε, T and algorithms. The cache is bounded by memory (``cache_gb``),
-not by count, since one problem takes from kilobytes (synthetic) to ~1 GB (full ACS, W = 4096).
+not by count, since one problem takes from kilobytes (synthetic) to ≈ 200 MB (full ACS, W = 4096).
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from pubpriv_core.algorithms import ReleaseProblem
 from pubpriv_core.data import load_dataset, public as public_sources
 from pubpriv_core.data.paths import data_root, set_data_root
 from pubpriv_core.queries import MarginalWorkload
+from pubpriv_core.queries.plan import MAX_TABLE_CELLS, cell_budget
 
 #: memory budget of the problem cache per process (an ADULT 3-way W=256 problem ≈ 20 MB).
 DEFAULT_CACHE_BYTES = 4 * 2 ** 30
@@ -84,11 +85,15 @@ class ProblemCache:
 
 
 def problem_bytes(problem: ReleaseProblem) -> int:
-    """Memory of a problem once its true answers and public answerer exist: records, answers,
-    the (|X̂|, W) int32 cell-id table and the CSR incidence matrix (8 + 4 bytes per entry)."""
-    entries = problem.support_size * problem.workload.num_marginals
-    return (problem.private.records.nbytes + 12 * problem.workload.num_queries
-            + 16 * entries + problem.support_size * len(problem.private.domain) * 8)
+    """Memory of a problem once its true answers and public answerer exist: private records,
+    support records and codes, the answer vectors and (an upper estimate of) the plan's
+    table-to-member maps."""
+    support = problem.support_size * len(problem.private.domain)
+    grouped = cell_budget(problem.support_size, problem.workload) > 0
+    maps = 4 * (problem.workload.num_marginals * MAX_TABLE_CELLS if grouped
+                else problem.workload.num_queries)
+    return (problem.private.records.nbytes + 9 * support + 16 * problem.workload.num_queries
+            + maps)
 
 
 _CACHE = ProblemCache()

@@ -41,6 +41,8 @@ def source_label(row: pd.Series) -> str:
     kind = row["public"]
     if kind == "biased":
         label = f"Δ={row['delta_bias']:+g}" if row["delta_bias"] else "Δ=0"
+    elif kind == "dataset" and _present(row.get("public_shift")):
+        label = f"public model, shift {row['public_shift']:g}"
     elif kind == "dataset":
         place = next((row.get(f"{side}_{key}") for key in ("region", "state")
                       for side in ("public", "dataset") if _present(row.get(f"{side}_{key}"))),
