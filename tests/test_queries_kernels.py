@@ -136,8 +136,14 @@ def test_plan_covers_every_marginal_once_within_budget():
     workload = MarginalWorkload.random(load_synthetic("adult", n=10).domain, 3, 200, 1)
     for budget in (0, 500, 4096):
         plan = MarginalPlan.build(workload, budget)
-        assert sorted(plan.member_offset.tolist()) == workload.offsets[:-1].tolist()
-        grouped = np.diff(plan.member_start) > 1
+        table = np.repeat(np.arange(plan.num_tables), np.diff(plan.pair_start))
+        owner = np.full(workload.num_queries, -1)
+        for g in range(plan.num_tables):      # each query is fed by exactly one table
+            targets = np.unique(plan.dst[table == g])
+            assert (owner[targets] == -1).all()
+            owner[targets] = g
+        assert (owner >= 0).all()
+        grouped = np.diff(plan.pair_start) > plan.cells
         assert (plan.cells[grouped] <= budget).all()
         assert plan.num_tables == workload.num_marginals if budget == 0 else \
             plan.num_tables < workload.num_marginals

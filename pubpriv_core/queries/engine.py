@@ -75,9 +75,20 @@ class SupportAnswerer:
         self.records = np.asarray(records)
         self.size = len(self.records)
         self.codes = kernels.compact_codes(self.records)
-        self.plan = MarginalPlan.build(workload, cell_budget(self.size, workload))
-        self._present_ids = np.flatnonzero(self._global(np.ones(self.size)))
+        plan = MarginalPlan.build(workload, cell_budget(self.size, workload))
+        counts = np.zeros(int(plan.table_start[-1]))
+        kernels.add_marginals(self.codes, np.ones(self.size), plan.tables(), counts)
+        self._present_ids = np.flatnonzero(np.bincount(
+            plan.dst, counts[plan.table_start[np.repeat(np.arange(plan.num_tables),
+                                                        np.diff(plan.pair_start))] + plan.src],
+            minlength=workload.num_queries))
         self.queries = self._present_ids if present_only else None
+        position = np.arange(workload.num_queries)
+        if present_only:
+            position = np.full(workload.num_queries, -1, dtype=np.int64)
+            position[self.queries] = np.arange(self.queries.size)
+        # cells no support row falls in hold 0 for every weighting: their pairs are dropped
+        self.plan = plan.restrict(counts, position)
         # past this many touched rows, recomputing every answer beats adding their changes
         self.incremental_limit = self.size // 4
 
@@ -85,23 +96,17 @@ class SupportAnswerer:
     def num_queries(self) -> int:
         return self.workload.num_queries if self.queries is None else int(self.queries.size)
 
-    def _global(self, weights: np.ndarray) -> np.ndarray:
-        out = np.zeros(self.workload.num_queries)
+    def answer(self, weights: np.ndarray) -> np.ndarray:
+        """Σ_{x∈X̂} weights[x]·q(x) for every kept query q (weights need not be normalised)."""
+        out = np.zeros(self.num_queries)
         kernels.add_marginals(self.codes, weights, self.plan, out)
         return out
 
-    def _own(self, full: np.ndarray) -> np.ndarray:
-        return full if self.queries is None else full[self.queries]
-
-    def answer(self, weights: np.ndarray) -> np.ndarray:
-        """Σ_{x∈X̂} weights[x]·q(x) for every kept query q (weights need not be normalised)."""
-        return self._own(self._global(weights))
-
     def add_changes(self, y: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
         """y += Σ_i values[i]·q(rows[i]) for every kept query (rows ascending), in place."""
-        change = np.zeros(self.workload.num_queries)
+        change = np.zeros(self.num_queries)
         kernels.add_marginals_of_rows(self.codes, rows, values, self.plan, change)
-        y += self._own(change)
+        y += change
 
     def expand(self, answers: np.ndarray) -> np.ndarray:
         """A full-length answer vector (zeros for the queries this answerer does not keep)."""

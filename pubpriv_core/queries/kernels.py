@@ -25,93 +25,102 @@ import numpy as np
 
 #: rows whose cells the general (k > 3) path computes per sweep of the k code columns
 _SWEEP = 1024
+#: passes of at least this many (row, table) additions run on all cores
+PARALLEL_MIN_PAIRS = 2 ** 22
 
 
 @nb.njit(nogil=True, cache=True)
-def _block_sums(codes, attrs, strides, k, rows, values, lo, hi, block, ids):
-    """block[cell(rows[i])] += values[i] for i in [lo, hi), in order; ``rows`` None means
-    rows[i] = i. k ≤ 3 reads the code columns as 1-d arrays; larger k first accumulates the cells
-    of ``_SWEEP`` rows column by column into ``ids``, then adds."""
+def _block_sums(codes, attrs, strides, k, values, lo, hi, block, ids):
+    """block[cell(x)] += values[x] for rows x in [lo, hi), in order. The code columns are read
+    as 1-d arrays; k > 3 first accumulates the cells of ``_SWEEP`` rows column by column into
+    ``ids``, then adds."""
     if k == 3:
         c0, c1, c2, s0, s1 = codes[attrs[0]], codes[attrs[1]], codes[attrs[2]], strides[0], strides[1]
-        if rows is None:
-            for x in range(lo, hi):
-                block[c0[x] * s0 + c1[x] * s1 + c2[x]] += values[x]
-        else:
-            for i in range(lo, hi):
-                x = rows[i]
-                block[c0[x] * s0 + c1[x] * s1 + c2[x]] += values[i]
+        for x in range(lo, hi):
+            block[c0[x] * s0 + c1[x] * s1 + c2[x]] += values[x]
     elif k == 2:
         c0, c1, s0 = codes[attrs[0]], codes[attrs[1]], strides[0]
-        if rows is None:
-            for x in range(lo, hi):
-                block[c0[x] * s0 + c1[x]] += values[x]
-        else:
-            for i in range(lo, hi):
-                x = rows[i]
-                block[c0[x] * s0 + c1[x]] += values[i]
+        for x in range(lo, hi):
+            block[c0[x] * s0 + c1[x]] += values[x]
     elif k == 1:
         c0 = codes[attrs[0]]
-        if rows is None:
-            for x in range(lo, hi):
-                block[c0[x]] += values[x]
-        else:
-            for i in range(lo, hi):
-                block[c0[rows[i]]] += values[i]
+        for x in range(lo, hi):
+            block[c0[x]] += values[x]
     else:
         for start in range(lo, hi, _SWEEP):
             stop = min(start + _SWEEP, hi)
             ids[:stop - start] = 0
             for j in range(k):
                 column, stride = codes[attrs[j]], strides[j]
-                if rows is None:
-                    for x in range(start, stop):
-                        ids[x - start] += column[x] * stride
-                else:
-                    for i in range(start, stop):
-                        ids[i - start] += column[rows[i]] * stride
-            for i in range(start, stop):
-                block[ids[i - start]] += values[i]
+                for x in range(start, stop):
+                    ids[x - start] += column[x] * stride
+            for x in range(start, stop):
+                block[ids[x - start]] += values[x]
+
+
+@nb.njit(nogil=True, cache=True)
+def _fill_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst, chunk,
+                out, block, ids):
+    """Table g: its cells summed over the rows (in blocks of ``chunk``), then each of its pairs
+    adds block[src] into out[dst]. ``block`` comes in zeroed and is left zeroed: rows fall only in
+    cells that have pairs, and those are reset (a pass costs no O(table) work beyond its pairs)."""
+    count = values.size
+    table = block[:cells[g]]
+    for lo in range(0, count, chunk):
+        _block_sums(codes, attrs[g], strides[g], ks[g], values, lo, min(lo + chunk, count),
+                    table, ids)
+        for j in range(pair_start[g], pair_start[g + 1]):
+            out[dst[j]] += table[src[j]]
+        for j in range(pair_start[g], pair_start[g + 1]):
+            table[src[j]] = 0.0
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def _add(codes, rows, values, attrs, strides, ks, cells, member_start, member_offset, map_start,
-         maps, chunk, out):
-    count = values.size
+def _add_parallel(codes, values, attrs, strides, ks, cells, pair_start, src, dst, chunk,
+                  out):
     for g in nb.prange(ks.size):
-        block = np.zeros(cells[g])
-        ids = np.empty(_SWEEP, dtype=np.int64)
-        for lo in range(0, count, chunk):
-            _block_sums(codes, attrs[g], strides[g], ks[g], rows, values, lo,
-                        min(lo + chunk, count), block, ids)
-            for i in range(member_start[g], member_start[g + 1]):
-                base, first = member_offset[i], map_start[i]
-                for c in range(block.size):
-                    out[base + maps[first + c]] += block[c]
-            block[:] = 0.0
+        _fill_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst,
+                    chunk, out, np.zeros(cells[g]), np.empty(_SWEEP, dtype=np.int64))
+
+
+@nb.njit(cache=True, nogil=True)
+def _add_serial(codes, values, attrs, strides, ks, cells, pair_start, src, dst, chunk,
+                out):
+    block, ids = np.zeros(cells.max()), np.empty(_SWEEP, dtype=np.int64)
+    for g in range(ks.size):
+        _fill_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst,
+                    chunk, out, block, ids)
+
+
+def _add(codes, values, plan, chunk, out):
+    """One thread for small passes (waking threads costs more than it saves), all cores else."""
+    run = _add_parallel if values.size * plan.num_tables >= PARALLEL_MIN_PAIRS else _add_serial
+    run(codes, values, *plan.arrays(), chunk, out)
 
 
 def add_marginals(codes, weights, plan, out, chunk=None):
-    """out[q] += Σ_x weights[x]·q(x) for every query q of the plan's workload (global ids), one
-    pass over the support's codes.
+    """out[dst] += table[src] for every pair of the plan, each table filled with Σ_x weights[x]
+    over the rows of the support (for :meth:`MarginalPlan.build`: out[q] += Σ_x weights[x]·q(x)
+    for every query q of the workload, global ids).
 
     ``plan`` is a :class:`~pubpriv_core.queries.plan.MarginalPlan`. Rows are summed in blocks of
     ``chunk`` rows (None: one block); each block's per-cell sums start from 0 and are then added
     to ``out``.
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    _add(codes, None, weights, *plan.arrays(), chunk or max(weights.size, 1), out)
+    _add(codes, weights, plan, chunk or max(weights.size, 1), out)
 
 
 def add_marginals_of_rows(codes, rows, values, plan, out):
-    """out[q] += Σ_i values[i]·q(rows[i]) for every query q of the plan's workload.
+    """As :func:`add_marginals` with the tables filled by values[i] at rows[i] only: the rows'
+    codes are gathered into contiguous columns first (d·|rows| bytes), so the pass reads them as
+    fast as a full one.
 
     Per cell the values are summed from 0 in the order of ``rows``, then added to ``out`` (as
     ``out += bincount(cell ids of rows, values)`` for a plan of one table per marginal).
     """
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
     values = np.ascontiguousarray(values, dtype=np.float64)
-    _add(codes, rows, values, *plan.arrays(), max(values.size, 1), out)
+    _add(np.ascontiguousarray(codes[:, rows]), values, plan, max(values.size, 1), out)
 
 
 @nb.njit(cache=True, nogil=True)

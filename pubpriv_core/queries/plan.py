@@ -19,7 +19,7 @@ is a marginal and the sums are exactly the row-ordered sums.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -45,33 +45,59 @@ def cell_budget(rows: int, workload: MarginalWorkload) -> int:
 
 @dataclass(frozen=True)
 class MarginalPlan:
-    """Tables (attribute sets with C-order strides) and, per table, its member marginals with the
-    map from table cells to member cells; arrays laid out for the compiled kernels."""
+    """Tables (attribute sets with C-order strides) and where each table cell is added: the
+    *pairs* (src = table cell, dst = output index) of table g are ``pair_start[g]`` ..
+    ``pair_start[g+1]−1``, member after member. Arrays laid out for the compiled kernels."""
 
-    attrs: np.ndarray          # (G, kmax) attributes of table g, padded with 0
-    strides: np.ndarray        # (G, kmax) C-order strides of table g
-    ks: np.ndarray             # (G,) number of attributes of table g
-    cells: np.ndarray          # (G,) cells of table g
-    member_start: np.ndarray   # (G+1,) members of table g: member_start[g] .. member_start[g+1]−1
-    member_offset: np.ndarray  # (M,) global query id of the member's first cell
-    map_start: np.ndarray      # (M+1,) each member's slice of ``maps``
-    maps: np.ndarray           # member cell of every table cell, member after member
+    attrs: np.ndarray        # (G, kmax) attributes of table g, padded with 0
+    strides: np.ndarray      # (G, kmax) C-order strides of table g
+    ks: np.ndarray           # (G,) number of attributes of table g
+    cells: np.ndarray        # (G,) cells of table g
+    pair_start: np.ndarray   # (G+1,)
+    src: np.ndarray          # table cell of each pair
+    dst: np.ndarray          # output index of each pair (global query id unless restricted)
 
     @property
     def num_tables(self) -> int:
         return int(self.ks.size)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        return (self.attrs, self.strides, self.ks, self.cells, self.member_start,
-                self.member_offset, self.map_start, self.maps)
+        return (self.attrs, self.strides, self.ks, self.cells, self.pair_start, self.src,
+                self.dst)
 
     @classmethod
     def build(cls, workload: MarginalWorkload, budget: int = 0) -> "MarginalPlan":
         """The greedy cover of ``workload`` by tables of at most ``budget`` cells (0: one table
-        per marginal)."""
+        per marginal); every table cell is added into each member's cell (global query ids)."""
         groups = _cover(workload, budget) if budget > 0 else [[w] for w in
                                                                 range(workload.num_marginals)]
         return _layout(workload, groups)
+
+    @property
+    def table_start(self) -> np.ndarray:
+        """(G+1,) offsets of the tables in the concatenation of all table cells."""
+        return np.concatenate([[0], np.cumsum(self.cells)])
+
+    def tables(self) -> "MarginalPlan":
+        """The same tables, each cell written to its own slot of the concatenated tables."""
+        start = self.table_start
+        return replace(self, pair_start=start, src=_local_cells(self.cells),
+                       dst=np.arange(start[-1], dtype=np.int64))
+
+    def restrict(self, table_counts: np.ndarray, position: np.ndarray) -> "MarginalPlan":
+        """Only the pairs of table cells with a non-zero count (other cells hold 0 for every
+        weighting of the rows counted), outputs renumbered by ``position`` (global → own)."""
+        table = np.repeat(np.arange(self.num_tables), np.diff(self.pair_start))
+        keep = table_counts[self.table_start[table] + self.src] > 0
+        counts = np.bincount(table[keep], minlength=self.num_tables)
+        return replace(self, pair_start=np.concatenate([[0], np.cumsum(counts)]),
+                       src=self.src[keep], dst=position[self.dst[keep]].astype(np.int64))
+
+
+def _local_cells(cells: np.ndarray) -> np.ndarray:
+    """0..cells[g]−1 for every table g, concatenated."""
+    start = np.concatenate([[0], np.cumsum(cells)])
+    return (np.arange(start[-1]) - np.repeat(start[:-1], cells)).astype(np.int32)
 
 
 def _cover(workload: MarginalWorkload, budget: int) -> list[list[int]]:
@@ -110,7 +136,7 @@ def _layout(workload: MarginalWorkload, groups: list[list[int]]) -> MarginalPlan
     kmax = max(len(t) for t in tables)
     attrs = np.zeros((len(tables), kmax), dtype=np.int64)
     strides = np.zeros_like(attrs)
-    maps, member_offset, member_start = [], [], [0]
+    src, dst, pairs = [], [], [0]
     for g, (table, group) in enumerate(zip(tables, groups)):
         sizes = shape[table]
         attrs[g, :len(table)] = table
@@ -118,13 +144,10 @@ def _layout(workload: MarginalWorkload, groups: list[list[int]]) -> MarginalPlan
         digits = np.indices(tuple(sizes)).reshape(len(table), -1)
         for w in group:
             positions = [table.index(j) for j in workload.marginals[w]]
-            maps.append((workload.strides[w] @ digits[positions]).astype(np.int32))
-            member_offset.append(int(workload.offsets[w]))
-        member_start.append(len(member_offset))
-    lengths = [m.size for m in maps]
+            src.append(np.arange(digits.shape[1], dtype=np.int32))
+            dst.append(workload.offsets[w] + workload.strides[w] @ digits[positions])
+        pairs.append(pairs[-1] + digits.shape[1] * len(group))
     return MarginalPlan(attrs, strides, np.array([len(t) for t in tables], dtype=np.int64),
                         np.array([int(np.prod(shape[t])) for t in tables], dtype=np.int64),
-                        np.array(member_start, dtype=np.int64),
-                        np.array(member_offset, dtype=np.int64),
-                        np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-                        np.concatenate(maps))
+                        np.array(pairs, dtype=np.int64), np.concatenate(src),
+                        np.concatenate(dst).astype(np.int64))
