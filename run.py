@@ -15,11 +15,13 @@ from __future__ import annotations
 import logging
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from experiments.checks import ConfigError
 from experiments.cli import EXIT_FAULT, fail, main, to_plain, write_failure
 from experiments.query_release import run_config
+from experiments.store import RUNTIME_KEYS
 from pubpriv_core.data.paths import DataUnavailableError
 
 log = logging.getLogger("run")
@@ -37,10 +39,18 @@ def app(cfg: DictConfig) -> float:
         fail(write_failure(err, [plain["results_dir"]]), EXIT_FAULT)
     errors = [r["max_error"] for r in records]
     mean = sum(errors) / len(errors) if errors else float("nan")
-    log.info("%s on %s (public=%s), eps=%g, T=%d: max_error %.4f (mean of %d runs) -> %s",
+    log.info("%s on %s (public=%s), eps=%g, T=%d%s: max_error %.4f (mean of %d runs) -> %s",
              plain["algo"]["name"], plain["dataset"]["name"], plain["public"]["kind"],
-             plain["eps"], plain["T"], mean, len(errors), plain["results_dir"])
+             plain["eps"], plain["T"], job_keys(), mean, len(errors), plain["results_dir"])
     return mean
+
+
+def job_keys() -> str:
+    """The job's own overrides (in a sweep: its swept values) other than where/how to run,
+    e.g. ``[public.delta=0.1 algo.selection=exponential]``, so summary lines tell jobs apart."""
+    shown = [o for o in HydraConfig.get().overrides.task
+             if o.split("=")[0].lstrip("+~") not in RUNTIME_KEYS]
+    return f" [{' '.join(shown)}]" if shown else ""
 
 
 if __name__ == "__main__":

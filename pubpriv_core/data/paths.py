@@ -107,7 +107,8 @@ def fetch(name: str) -> Path:
         reason = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
         raise DataUnavailableError(
             f"{entry.relpath} {state} and could not be downloaded ({reason}); download "
-            f"{entry.url} and save it as {target}") from None
+            f"{entry.url} and save it as {target}, or set PUBPRIV_DATA (or data_root=) to a "
+            f"folder that has {entry.relpath}") from None
     return target
 
 
