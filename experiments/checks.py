@@ -108,7 +108,8 @@ def _check_algorithm(cfg: dict[str, Any], problem) -> None:
     if algo["name"] == "dualquery":
         from pubpriv_core.algorithms.dualquery import calibrate_rounds
         delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        rounds = calibrate_rounds(cfg["eps"], delta, problem.n, algo["eta"], algo["samples"])
+        rounds = calibrate_rounds(cfg["eps"], delta, problem.n, algo["eta"], algo["samples"],
+                                  algo.get("accounting", "advanced"))
         _require(rounds >= 2, f"DualQuery fits only {rounds} round(s) at eps={cfg['eps']}, "
                               f"eta={algo['eta']}, samples={algo['samples']}, n={problem.n}; "
                               "use a larger eps or a smaller algo.eta / algo.samples")

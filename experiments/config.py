@@ -140,6 +140,11 @@ class Init(Enum):
     uniform = "uniform"
 
 
+class DualQueryAccounting(Enum):
+    advanced = "advanced"
+    zcdp = "zcdp"
+
+
 class MixtureMethod(Enum):
     lp = "lp"
     mw = "mw"
@@ -177,12 +182,14 @@ class MWEMConf(AlgoConf):
 
 @dataclass
 class DualQueryConf(AlgoConf):
-    """DualQuery (Gaboardi et al. 2014): (η, s, T) calibrated to (ε, δ); ``max_T`` caps T."""
+    """DualQuery (Gaboardi et al. 2014): (η, s, T) calibrated to (ε, δ); ``max_T`` caps T;
+    ``accounting``: advanced composition (the paper's) or zCDP with bounded-range draws."""
 
     name: str = "dualquery"
     eta: float = 2.0
     samples: int = 200
     max_T: Optional[int] = None
+    accounting: DualQueryAccounting = DualQueryAccounting.advanced
 
 
 @dataclass

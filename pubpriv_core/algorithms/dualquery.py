@@ -20,6 +20,12 @@ Advanced composition (Dwork, Rothblum & Vadhan 2010) of the s(T−1) draws, each
 and T is the largest round count whose ε fits the target. The same draws are, as pure-DP steps,
 ε_t²/2-zCDP each (Bun & Steinke 2016, Prop. 1.4): ρ = Σ_{t=2}^{T} s·ε_t²/2, also reported (the trace
 also holds the looser s(T−1)·ε_T²/2 that charges every draw at the last round's ε_T).
+
+``accounting="zcdp"`` calibrates as MWEM and PMW^Pub are: the log-weights of Q_t move by at most
+±η(t−1)/n between neighbours, so each draw is ε_t-bounded-range, hence ε_t²/8-zCDP (Cesar & Rogers
+2021, Lemma 3.2); the rounds are charged to a :class:`~pubpriv_core.privacy.ZCDPBudget` of
+ρ = rho_from_eps(ε, δ), ρ_T = Σ_{t=2}^{T} s·ε_t²/8 = (sη²/(2n²))·Σ_{j=1}^{T−1} j², and T is the
+largest round count with ρ_T ≤ ρ (more rounds than advanced composition allows at the same (ε, δ)).
 """
 from __future__ import annotations
 
@@ -29,7 +35,8 @@ import numpy as np
 
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.best_response import BestResponse, net_cell_weights
-from pubpriv_core.privacy import advanced_composition, eps_from_rho
+from pubpriv_core.privacy import (ZCDPBudget, advanced_composition, bounded_range_zcdp,
+                                  eps_from_rho, rho_from_eps)
 from pubpriv_core.privacy._checks import count, generator, positive, probability
 from pubpriv_core.queries import answer_records
 
@@ -64,15 +71,34 @@ def dualquery_rho(eta: float, samples: int, T: int, n: int) -> float:
     return 2.0 * samples * eta ** 2 * squares / n ** 2
 
 
-def calibrate_rounds(eps: float, delta: float, n: int, eta: float, samples: int) -> int:
-    """Largest T with dualquery_epsilon(η, s, T, n, δ) ≤ ``eps`` (1 if even T = 2 exceeds it).
+def dualquery_rho_bounded_range(eta: float, samples: int, T: int, n: int) -> float:
+    """zCDP of T rounds with ε_t-bounded-range draws: Σ_{t=2}^{T} s·ε_t²/8 (a quarter of
+    :func:`dualquery_rho`)."""
+    return dualquery_rho(eta, samples, T, n) / 4.0
 
-    ε is increasing in T, so the answer is found by doubling then bisection on integers.
+
+#: calibrations: the paper's advanced composition, or zCDP with bounded-range draws.
+ACCOUNTING = ("advanced", "zcdp")
+
+
+def calibrate_rounds(eps: float, delta: float, n: int, eta: float, samples: int,
+                     accounting: str = "advanced") -> int:
+    """Largest T whose spend fits (ε, δ) (1 if even T = 2 exceeds it): with ``advanced``,
+    dualquery_epsilon(η, s, T, n, δ) ≤ ε; with ``zcdp``, dualquery_rho_bounded_range ≤
+    rho_from_eps(ε, δ).
+
+    The spend is increasing in T, so the answer is found by doubling then bisection on integers.
     """
     eps = positive("eps", eps, "pass a positive privacy budget")
     eta, samples, n, delta = _check_parameters(eta, samples, n, delta)
+    if accounting not in ACCOUNTING:
+        raise ValueError(f"unknown DualQuery accounting {accounting!r}; choose one of "
+                         f"{', '.join(ACCOUNTING)}")
+    rho = rho_from_eps(eps, delta) if accounting == "zcdp" else 0.0
 
     def fits(T: int) -> bool:
+        if accounting == "zcdp":
+            return dualquery_rho_bounded_range(eta, samples, T, n) <= rho
         return dualquery_epsilon(eta, samples, T, n, delta) <= eps
 
     low, high = 1, 2
@@ -122,14 +148,15 @@ class QueryPlayer:
 
 def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                   rng: np.random.Generator, eta: float = 2.0, samples: int = 200,
-                  max_T: int | None = None) -> Release:
+                  max_T: int | None = None, accounting: str = "advanced") -> Release:
     """DualQuery at target (``eps``, ``delta``); returns the T records as a uniform multiset.
 
-    The number of rounds is calibrate_rounds(eps, delta, n, eta, samples), capped by ``max_T``;
-    the harness's ``T`` is not used (DualQuery's round count is set by its privacy calibration).
+    The number of rounds is calibrate_rounds(eps, delta, n, eta, samples, accounting), capped by
+    ``max_T``; the harness's ``T`` is not used (DualQuery's round count is set by its privacy
+    calibration). With ``accounting="zcdp"`` the reported ρ and ε are those of the ledger.
     """
     generator(rng)
-    calibrated = calibrate_rounds(eps, delta, problem.n, eta, samples)
+    calibrated = calibrate_rounds(eps, delta, problem.n, eta, samples, accounting)
     rounds = _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, "
                                                f"n={problem.n}")
     player, oracle = QueryPlayer(problem.true_answers, eta), BestResponse(problem.workload)
@@ -142,10 +169,24 @@ def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     trace = {"rounds": rounds, "calibrated_rounds": calibrated, "eta": eta, "samples": samples,
              "round_s": round_s, "oracle_s": oracle_s, "eps_zcdp": eps_from_rho(rho, delta),
              "rho_max_step": samples * (rounds - 1) * (2 * eta * (rounds - 1) / problem.n) ** 2 / 2,
-             "distinct_records": len(np.unique(records, axis=0))}
-    return Release("dualquery", weights=weights, answers=answers, rho=rho,
-                   eps=dualquery_epsilon(eta, samples, rounds, problem.n, delta), delta=delta,
-                   support=records, trace=trace, runtime_s=runtime, iterations=rounds)
+             "distinct_records": len(np.unique(records, axis=0)), "accounting": accounting}
+    spent = dualquery_epsilon(eta, samples, rounds, problem.n, delta)
+    if accounting == "zcdp":
+        ledger = bounded_range_ledger(eps, delta, eta, samples, rounds, problem.n)
+        rho, spent = ledger.spent, ledger.eps(delta)
+    return Release("dualquery", weights=weights, answers=answers, rho=rho, eps=spent,
+                   delta=delta, support=records, trace=trace, runtime_s=runtime,
+                   iterations=rounds)
+
+
+def bounded_range_ledger(eps: float, delta: float, eta: float, samples: int, rounds: int,
+                         n: int) -> ZCDPBudget:
+    """The budget rho_from_eps(ε, δ) charged s·ε_t²/8 for each round t = 2..T (ε_t = 2η(t−1)/n);
+    raises :class:`~pubpriv_core.privacy.BudgetExceededError` if the rounds do not fit."""
+    ledger = ZCDPBudget.from_eps_delta(eps, delta)
+    for t in range(2, rounds + 1):
+        ledger.charge(samples * bounded_range_zcdp(2.0 * eta * (t - 1) / n), f"round {t}")
+    return ledger
 
 
 def _capped_rounds(calibrated: int, max_T: int | None, setting: str) -> int:
