@@ -2,11 +2,13 @@
 
     f_{D̃,Q}(X̂) = min_{μ ∈ Δ(X̂)} max_{q∈Q} | q(D̃) − Σ_{x∈X̂} μ_x q(x) |
 
-is the smallest max error any reweighting of X̂ can reach, hence a floor for PMW^Pub. Two routes:
+is the smallest max error any reweighting of X̂ can reach, hence a floor for PMW^Pub. Routes:
 
 * ``lp``: the exact linear program  min t  s.t.  −t ≤ q(D̃) − Σ_x μ_x q(x) ≤ t,  μ ≥ 0,  Σμ = 1,
-  solved by HiGHS (scipy). Cells no support row satisfies have Σ_x μ_x q(x) = 0, so they only
-  give the constant floor t ≥ max q(D̃) over them and are not rows of the LP.
+  solved by HiGHS (scipy) by constraint generation (:mod:`~pubpriv_core.algorithms.mixture_lp`),
+  certified to 1e-9; :func:`best_mixture_lp` solves it in one piece (small problems). Cells no
+  support row satisfies have Σ_x μ_x q(x) = 0, so they only give the constant floor
+  t ≥ max q(D̃) over them and are not rows of the LP.
 * ``mw``: the paper's estimate, non-private multiplicative weights (exact argmax selection, exact
   answers) stopped after ``mw_iters`` = 100 rounds; the smallest max error among its iterates is an
   upper estimate of f.
@@ -19,50 +21,40 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.mixture_lp import (LPTimeLimitError, MixtureSolution,
+                                                constraint_generation, plain_lp)
 from pubpriv_core.algorithms.multiplicative_weights import MWState
 from pubpriv_core.queries import SupportAnswerer
 
 METHODS = ("lp", "mw", "both")
 DEFAULT_LP_MAX_NONZEROS = 50_000_000
-DEFAULT_LP_TIME_LIMIT = 300.0   # seconds; ADULT 3-way W=256 (≈47K present cells) exceeds it
-
-
-class LPTimeLimitError(ValueError):
-    """HiGHS stopped at the time limit before proving optimality."""
+DEFAULT_LP_TIME_LIMIT = 300.0   # seconds
 
 
 def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
                     max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS,
                     time_limit: float = DEFAULT_LP_TIME_LIMIT) -> tuple[float, np.ndarray]:
-    """Exact f(X̂) and an optimal μ by the LP of Definition 4.1 (HiGHS, within ``time_limit`` s)."""
+    """Exact f(X̂) and an optimal μ by the whole LP of Definition 4.1 (one HiGHS solve)."""
     present, floor = _split(answerer, true_answers)
-    n_support = answerer.size
-    nonzeros = 2 * n_support * answerer.workload.num_marginals
+    nonzeros = 2 * answerer.size * answerer.workload.num_marginals
     if nonzeros > max_nonzeros:
         raise ValueError(f"the best-mixture LP would have {nonzeros} non-zeros (> {max_nonzeros});"
-                         " use method=mw or raise lp_max_nonzeros")
-    incidence = answerer.incidence(np.arange(answerer.num_queries))
-    ones = sp.csr_matrix(np.ones((present.size, 1)))
-    # rows:  Mμ − t ≤ a  and  −Mμ − t ≤ −a  over the present cells; variables (μ, t).
-    a_ub = sp.vstack([sp.hstack([incidence, -ones]), sp.hstack([-incidence, -ones])]).tocsc()
-    b_ub = np.concatenate([true_answers[present], -true_answers[present]])
-    a_eq = sp.csr_matrix(np.append(np.ones(n_support), 0.0)[None, :])
-    cost = np.append(np.zeros(n_support), 1.0)
-    bounds = [(0, None)] * n_support + [(floor, None)]
-    res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0], bounds=bounds,
-                  method="highs", options={"time_limit": float(time_limit)})
-    if res.status == 1:
-        raise LPTimeLimitError(f"best-mixture LP not solved within {time_limit:g} s; "
-                               "use method=mw or raise lp_time_limit")
-    if res.status != 0:
-        raise RuntimeError(f"best-mixture LP failed: {res.message}")
-    mu = np.clip(res.x[:n_support], 0.0, None)
-    return float(res.x[-1]), mu / mu.sum()
+                         " use best_mixture_exact (constraint generation) or method=mw")
+    matrix = answerer.incidence(np.arange(answerer.num_queries))
+    solution = plain_lp(matrix, true_answers[present], floor, time_limit)
+    return solution.value, solution.weights
+
+
+def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
+                       anchor: np.ndarray,
+                       time_limit: float = DEFAULT_LP_TIME_LIMIT) -> MixtureSolution:
+    """Exact f(X̂) by constraint generation from ``anchor`` (the public distribution A_0)."""
+    present, floor = _split(answerer, true_answers)
+    matrix = answerer.incidence(np.arange(answerer.num_queries))
+    return constraint_generation(matrix, true_answers[present], floor, anchor, time_limit)
 
 
 def _split(answerer: SupportAnswerer, true_answers: np.ndarray) -> tuple[np.ndarray, float]:
@@ -92,42 +84,51 @@ def best_mixture_mw(answerer: SupportAnswerer, true_answers: np.ndarray,
     return best_error, best_weights
 
 
-def dp_best_mixture_error(problem: ReleaseProblem, eps_f: float, rng: np.random.Generator,
-                          max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS) -> float:
+def dp_best_mixture_error(problem: ReleaseProblem, eps_f: float,
+                          rng: np.random.Generator) -> float:
     """ε_f-DP release f + Laplace(1/(n·ε_f)) of the exact f (Lemma 4.2: sensitivity 1/n)."""
-    value, _ = best_mixture_lp(problem.public_answerer, problem.true_answers, max_nonzeros)
+    value = best_mixture_exact(problem.public_answerer, problem.true_answers,
+                               problem.public_weights).value
     return float(privacy.laplace_mechanism(value, 1.0 / (problem.n * eps_f), rng))
 
 
 def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                      rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
-                     lp_max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS,
                      lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
     """Non-private reference: the best reweighting of X̂ (LP optimum, else the MW estimate).
 
     ``eps``, ``T`` and ``rng`` are ignored; ρ = 0 because nothing is released about D̃ beyond a
-    reference line. The trace carries ``lp_value`` and ``mw_value`` (NaN when not computed or,
-    with ``method="both"``, when the LP hits ``lp_time_limit``: the MW estimate is kept then).
+    reference line. The trace carries ``lp_value`` (certified to 1e-9), ``lp_lower``, the
+    constraint generation's ``lp_rounds``, ``lp_working_cells``, ``lp_active_cells`` and
+    ``lp_seconds``, and ``mw_value`` (NaN when not computed or, with ``method="both"``, when the
+    LP hits ``lp_time_limit``: the MW estimate is kept then).
     """
     if method not in METHODS:
         raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
                          f"{', '.join(METHODS)}")
     start = time.perf_counter()
     answerer = problem.public_answerer
-    lp_value = mw_value = float("nan")
+    trace = {"lp_value": float("nan"), "mw_value": float("nan"), "method": method}
     weights = None
     if method in ("mw", "both"):
-        mw_value, weights = best_mixture_mw(answerer, problem.true_answers,
-                                            problem.public_weights, mw_iters)
+        trace["mw_value"], weights = best_mixture_mw(answerer, problem.true_answers,
+                                                     problem.public_weights, mw_iters)
     if method in ("lp", "both"):
         try:
-            lp_value, weights = best_mixture_lp(answerer, problem.true_answers,
-                                                lp_max_nonzeros, lp_time_limit)
+            solution = best_mixture_exact(answerer, problem.true_answers,
+                                          problem.public_weights, lp_time_limit)
+            weights = solution.weights
+            trace.update(_lp_trace(solution))
         except LPTimeLimitError:
             if method == "lp":
                 raise
     return Release("best_mixture", weights=weights,
                    answers=answerer.expand(answerer.answer(weights)), rho=0.0,
-                   eps=0.0, delta=delta, support=problem.public_support,
-                   trace={"lp_value": lp_value, "mw_value": mw_value, "method": method},
+                   eps=0.0, delta=delta, support=problem.public_support, trace=trace,
                    runtime_s=time.perf_counter() - start)
+
+
+def _lp_trace(solution: MixtureSolution) -> dict:
+    return {"lp_value": solution.value, "lp_lower": solution.lower,
+            "lp_rounds": solution.rounds, "lp_working_cells": solution.working_cells,
+            "lp_active_cells": solution.active_cells, "lp_seconds": solution.runtime_s}

@@ -1,0 +1,81 @@
+"""Exact best mixture error by constraint generation (Liu et al. 2021, Def. 4.1)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.algorithms.best_mixture import (best_mixture_exact, best_mixture_lp,
+                                                  best_mixture_mw)
+from pubpriv_core.algorithms.mixture_lp import TOL
+from pubpriv_core.data.domain import Dataset, Domain
+from pubpriv_core.queries import MarginalWorkload
+
+DOMAIN = Domain(list("abcdefg"), [3, 4, 2, 5, 3, 4, 2])
+
+
+def latent_data(n: int, rng: np.random.Generator, skew: float) -> Dataset:
+    """Records driven by a 3-class latent variable; ``skew`` tilts the classes' shares."""
+    shares = np.array([1.0, 1.0 + skew, 1.0 + 2 * skew])
+    latent = rng.choice(3, size=n, p=shares / shares.sum())
+    noise = rng.random((n, len(DOMAIN))) < 0.35
+    cols = [(latent + noise[:, j] * rng.integers(0, s, n)) % s for j, s in enumerate(DOMAIN.shape)]
+    return Dataset(np.column_stack(cols), DOMAIN)
+
+
+def problem(seed: int, m: int, k: int = 3, size: int | None = 20, skew: float = 1.5):
+    rng = np.random.default_rng(seed)
+    private, public = latent_data(1500, rng, 0.0), latent_data(m, rng, skew)
+    support, counts = np.unique(public.records, axis=0, return_counts=True)
+    workload = MarginalWorkload.random(DOMAIN, k, size=size, seed=seed)
+    return ReleaseProblem(private, workload, support, counts / counts.sum(), m)
+
+
+def exact(p: ReleaseProblem):
+    return best_mixture_exact(p.public_answerer, p.true_answers, p.public_weights)
+
+
+@pytest.mark.parametrize("seed,m,k", [(0, 60, 2), (1, 150, 3), (2, 400, 3), (3, 40, 4)])
+def test_equals_the_plain_lp_and_certifies_its_value(seed, m, k):
+    p = problem(seed, m, k)
+    plain, _ = best_mixture_lp(p.public_answerer, p.true_answers)
+    solution = exact(p)
+    assert solution.value == pytest.approx(plain, abs=1e-8)
+    assert solution.lower <= solution.value <= solution.lower + TOL
+    errors = np.abs(p.public_answerer.expand(p.public_answerer.answer(solution.weights))
+                    - p.true_answers)
+    assert errors.max() == pytest.approx(solution.value, abs=1e-12)
+    assert solution.active_cells >= 1 and solution.working_cells <= p.public_answerer.num_queries
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_never_above_the_mw_estimate(seed):
+    p = problem(seed, 300)
+    mw, _ = best_mixture_mw(p.public_answerer, p.true_answers, p.public_weights, 100)
+    solution = exact(p)
+    assert solution.lower <= mw + 1e-12 and solution.value <= mw + TOL
+
+
+def test_zero_when_the_support_covers_the_private_data():
+    p = problem(7, 200)
+    covering = ReleaseProblem(p.private, p.workload, np.unique(p.private.records, axis=0),
+                              None, len(p.private))
+    uniform = np.full(covering.support_size, 1.0 / covering.support_size)
+    solution = best_mixture_exact(covering.public_answerer, covering.true_answers, uniform)
+    assert solution.value == pytest.approx(0.0, abs=1e-9)
+
+
+def test_more_rows_in_the_working_set_than_a_start_when_the_start_is_poor():
+    p = problem(8, 500, size=None)
+    solution = exact(p)
+    assert solution.rounds >= 2 and solution.working_cells > 256
+
+
+def test_release_records_the_certificate():
+    p = problem(9, 120)
+    release = run_algorithm("best_mixture", p, eps=1.0, delta=1e-6, T=1, rng=None, method="lp")
+    trace = release.trace
+    assert trace["lp_lower"] <= trace["lp_value"] <= trace["lp_lower"] + TOL
+    assert release.errors(p.true_answers)["max_error"] == pytest.approx(trace["lp_value"],
+                                                                      abs=1e-12)
+    assert trace["lp_active_cells"] >= 1 and trace["lp_rounds"] >= 1
