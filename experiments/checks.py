@@ -4,17 +4,25 @@ Hydra's structured configs (:mod:`experiments.config`) already reject unknown ke
 here are the checks on values: every field against its rule (:mod:`experiments.rules`: finite,
 in range, a writable ``results_dir``), and those that need the data — the dataset is present or
 downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased attribute and value exist, MWEM's domain fits,
-DualQuery's calibration leaves at least two rounds. Every failure is a
+DualQuery's calibration leaves at least two rounds, the options of AIM, MST and JAM-PGM
+parse. Every failure is a
 :class:`ConfigError` whose message is one line naming the problem and the fix.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import fields
+from importlib import import_module
 from typing import Any
 
 from experiments.rules import check_fields
 from pubpriv_core.data.paths import DataUnavailableError
+
+
+#: Private-PGM mechanisms: algorithm -> (module, options class with ``from_config``).
+PGM_OPTIONS = {"aim": ("pubpriv_core.algorithms.aim", "AIMOptions"),
+               "mst": ("pubpriv_core.algorithms.mst", "MSTOptions"),
+               "jam_pgm": ("pubpriv_core.algorithms.jam_pgm", "JAMOptions")}
 
 
 class ConfigError(ValueError):
@@ -103,6 +111,13 @@ def _check_algorithm(cfg: dict[str, Any], problem) -> None:
         from pubpriv_core.algorithms.mwem import check_domain_size
         try:
             check_domain_size(problem.private.domain.size(), algo["max_domain_size"])
+        except ValueError as err:
+            raise ConfigError(_one_line(err)) from None
+    if algo["name"] in PGM_OPTIONS:
+        module, options_class = PGM_OPTIONS[algo["name"]]
+        try:
+            getattr(import_module(module), options_class).from_config(
+                problem, {k: v for k, v in algo.items() if k != "name"})
         except ValueError as err:
             raise ConfigError(_one_line(err)) from None
     if algo["name"] == "dualquery":

@@ -209,6 +209,43 @@ class BestMixtureConf(AlgoConf):
     lp_time_limit: float = 300.0
 
 
+@dataclass
+class AIMConf(AlgoConf):
+    """AIM (McKenna et al. 2022) on Private-PGM, replace-one neighbours; ``rounds`` null: 16·d.
+    ``public_init`` pre-trains the model on the public proxies of the workload marginals."""
+
+    name: str = "aim"
+    rounds: Optional[int] = None
+    alpha: float = 0.9
+    max_model_size: float = 80.0
+    iters: int = 1000
+    final_iters: int = 1000
+    public_init: bool = False
+    public_stddev: float = 1.0
+
+
+@dataclass
+class MSTConf(AlgoConf):
+    """MST (McKenna, Miklau & Sheldon 2021) on Private-PGM, replace-one neighbours."""
+
+    name: str = "mst"
+    iters: int = 1000
+    final_iters: int = 5000
+
+
+@dataclass
+class JAMPGMConf(AlgoConf):
+    """JAM-PGM (Fuentes et al. 2024): each round picks a private measurement or a public
+    marginal in one private selection."""
+
+    name: str = "jam_pgm"
+    rounds: int = 30
+    alpha: float = 0.2
+    max_model_size: float = 80.0
+    iters: int = 1000
+    final_iters: int = 1000
+
+
 # ----------------------------------------------------------------------------- workload, run
 @dataclass
 class WorkloadConf:
@@ -247,7 +284,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "acs": AcsConf},
     "public": {"resample": ResampleConf, "biased": BiasedConf, "dataset": OtherDatasetConf},
     "algo": {"pmwpub": PMWPubConf, "mwem": MWEMConf, "dualquery": DualQueryConf,
-             "public_only": PublicOnlyConf, "best_mixture": BestMixtureConf},
+             "public_only": PublicOnlyConf, "best_mixture": BestMixtureConf, "aim": AIMConf,
+             "mst": MSTConf, "jam_pgm": JAMPGMConf},
 }
 
 

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 #: algorithms whose output is built on the public support (the others ignore the public source).
 USES_PUBLIC = {"pmwpub": True, "public_only": True, "best_mixture": True, "mwem": False,
-               "dualquery": False}
+               "dualquery": False, "aim": False, "mst": False, "jam_pgm": True}
 
 
 def run_config(cfg: dict[str, Any]) -> list[dict[str, Any]]:
@@ -118,7 +118,7 @@ def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -
         "algo": algo["name"], "options": {k: v for k, v in algo.items() if k != "name"},
         "dataset": cfg["dataset"]["name"], "dataset_options": _without_name(cfg["dataset"]),
         "public": public["kind"], "public_options": _without_name(public, "kind"),
-        "uses_public": USES_PUBLIC.get(algo["name"], True),
+        "uses_public": USES_PUBLIC.get(algo["name"], True) or bool(algo.get("public_init")),
         "delta_bias": public.get("delta", math.nan), "public_fraction": public["fraction"],
         "eps": cfg["eps"], "delta": delta, "T": cfg["T"],
         "rho": float(release.rho), "eps_spent": float(release.eps),

@@ -166,6 +166,17 @@ RULES: dict[str, Rule] = {
                                                          "pass a cap >= 2"), "no cap"),
     "algo.best_mixture.mw_iters": integer(1, 10 ** 6, "pass the MW estimate's rounds, e.g. 100"),
     "algo.best_mixture.lp_time_limit": real(0.0, 1e6, "pass seconds, e.g. 300", open_low=True),
+    "algo.aim.rounds": optional(integer(1, 10 ** 6, "pass AIM's budget scale T, e.g. 144"),
+                                "16·d"),
+    "algo.aim.public_stddev": real(0.0, 1e12, "pass a public proxy's loss stddev such as 1",
+                                   open_low=True),
+    "algo.jam_pgm.rounds": integer(1, 10 ** 6, "pass the number of selections, e.g. 30"),
+    **{f"algo.{algo}.{field}": rule for algo in ("aim", "jam_pgm") for field, rule in {
+        "alpha": real(0.0, 1.0, "pass a budget share such as 0.9", open_low=True, open_high=True),
+        "max_model_size": real(0.0, 1e9, "pass MB of model tables such as 80", open_low=True),
+    }.items()},
+    **{f"algo.{algo}.{field}": integer(1, 10 ** 7, "pass Private-PGM iterations such as 1000")
+       for algo in ("aim", "mst", "jam_pgm") for field in ("iters", "final_iters")},
 }
 
 

@@ -1,4 +1,5 @@
-"""Query-release algorithms: PMW^Pub, MWEM, DualQuery, public-only and best mixture error.
+"""Query-release algorithms: PMW^Pub, MWEM, DualQuery, public-only, best mixture error, and the
+Private-PGM mechanisms AIM, MST and JAM-PGM.
 
 ``run_algorithm(name, problem, eps=, delta=, T=, rng=, **options)`` dispatches by name; every
 entry returns a :class:`~pubpriv_core.algorithms.base.Release`.
@@ -18,6 +19,9 @@ ALGORITHMS = {
     "dualquery": ("pubpriv_core.algorithms.dualquery", "run_dualquery"),
     "public_only": ("pubpriv_core.algorithms.baselines", "run_public_only"),
     "best_mixture": ("pubpriv_core.algorithms.best_mixture", "run_best_mixture"),
+    "aim": ("pubpriv_core.algorithms.aim", "run_aim"),
+    "mst": ("pubpriv_core.algorithms.mst", "run_mst"),
+    "jam_pgm": ("pubpriv_core.algorithms.jam_pgm", "run_jam_pgm"),
 }
 
 

@@ -75,7 +75,8 @@ class Release:
     """Output of one run: synthetic distribution, answers, trace and privacy spent."""
 
     algo: str
-    weights: np.ndarray               # output distribution over ``support`` (paper: average)
+    weights: np.ndarray | None        # output distribution over ``support`` (paper: average);
+    #                                   None for a graphical model: trace["model"] (AIM, MST, …)
     answers: np.ndarray               # q(A) for every query, for ``weights``
     rho: float                        # zCDP spent (0 for non-private baselines)
     eps: float                        # ε spent at ``delta`` (0 for non-private baselines)

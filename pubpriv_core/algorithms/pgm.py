@@ -1,0 +1,143 @@
+"""Private-PGM inference for the select–measure–generate mechanisms AIM, MST and JAM-PGM.
+
+Private-PGM (McKenna, Sheldon & Miklau 2019, "Graphical-model based estimation and inference for
+differential privacy", Alg. 1) fits a Markov random field to noisy marginal measurements by
+mirror descent on Σ_r ½‖(M_r(μ) − y_r)/σ_r‖²; the ``mbi`` package (v2) provides it. This module
+is the glue: JAX is put in float64 with its persistent compilation cache off (the package's own
+advice, printed as a warning otherwise), cliques are tuples of attribute names in domain order,
+data marginals are computed here by ``bincount`` and model marginals by exact variable
+elimination (``numpy.einsum`` over the exponentiated potentials), which avoids compiling one
+JAX program per queried clique.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import jax
+import numpy as np
+from scipy.special import logsumexp
+
+jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_enable_compilation_cache", False)
+
+import mbi  # noqa: E402  (after the JAX settings above, which mbi checks on import)
+from mbi import estimation, junction_tree  # noqa: E402
+
+from pubpriv_core.data.domain import Domain  # noqa: E402
+from pubpriv_core.queries import MarginalWorkload  # noqa: E402
+
+Clique = tuple[str, ...]
+
+
+def to_mbi(domain: Domain) -> mbi.Domain:
+    """The ``mbi.Domain`` with the same attributes, order and sizes."""
+    return mbi.Domain(list(domain.attributes), list(domain.shape))
+
+
+def canonical(domain: Domain, attributes) -> Clique:
+    """``attributes`` as a clique: names sorted by their position in ``domain``."""
+    return tuple(sorted(set(attributes), key=domain.attributes.index))
+
+
+def workload_cliques(workload: MarginalWorkload) -> list[Clique]:
+    """The attribute sets of the workload, as cliques, in workload order."""
+    return [workload.attribute_names(w) for w in range(workload.num_marginals)]
+
+
+def downward_closure(cliques: list[Clique], domain: Domain) -> list[Clique]:
+    """All non-empty subsets of the given cliques, by size then domain order (AIM, §3 "C")."""
+    subsets = {canonical(domain, sub) for clique in cliques
+               for size in range(1, len(clique) + 1)
+               for sub in itertools.combinations(clique, size)}
+    return sorted(subsets, key=lambda c: (len(c), [domain.attributes.index(a) for a in c]))
+
+
+def marginal(records: np.ndarray, domain: Domain, clique: Clique,
+             weights: np.ndarray | None = None) -> np.ndarray:
+    """Counts of ``records`` (optionally weighted) on every cell of ``clique``, C order."""
+    axes = domain.axes(clique)
+    shape = [domain.shape[a] for a in axes]
+    flat = np.ravel_multi_index(tuple(records[:, a].astype(np.int64) for a in axes), shape)
+    return np.bincount(flat, weights=weights, minlength=math.prod(shape)).astype(float)
+
+
+def measurement(values: np.ndarray, clique: Clique, stddev: float) -> mbi.LinearMeasurement:
+    """A term ½‖(M_clique(μ) − values)/stddev‖² of the loss (the total is always given, so no
+    measurement is used to estimate it)."""
+    return mbi.LinearMeasurement(np.asarray(values, dtype=float), clique, stddev=float(stddev))
+
+
+def fit(domain: mbi.Domain, measurements: list, total: float, iters: int,
+        warm_start=None) -> mbi.MarkovRandomField:
+    """Private-PGM estimate (mirror descent with Armijo steps, ``mbi``'s recommended estimator)
+    with the total fixed to ``total`` (the public n under replace-one neighbours)."""
+    return estimation.MirrorDescent().estimate(domain, measurements, known_total=float(total),
+                                               iters=iters, warm_start=warm_start)
+
+
+def model_size_mb(domain: mbi.Domain, cliques: list[Clique]) -> float:
+    """JT-SIZE of AIM (McKenna et al. 2022, Alg. 2 line 13): cells of the junction tree's maximal
+    cliques × 8 bytes, in MB (``mbi.junction_tree.hypothetical_model_size``)."""
+    return junction_tree.hypothetical_model_size(domain, cliques)
+
+
+class ModelMarginals:
+    """Marginals of a fitted model, in counts summing to its total, as NumPy arrays.
+
+    A clique inside one of the model's cliques is projected from the fitted clique marginals;
+    any other by variable elimination in log space over the potentials ψ_c (``mbi``'s greedy
+    elimination order; an attribute in no potential is uniform), normalised to the total. Log
+    space matters: noise-free public measurements with empty cells drive potentials far below
+    exp's range.
+    """
+
+    def __init__(self, model: mbi.MarkovRandomField):
+        self.total = float(model.total)
+        self.fitted = {c: np.asarray(model.marginals[c].values) for c in model.marginals.cliques}
+        self.domain = model.potentials.domain
+        self.factors = [(tuple(c), np.asarray(model.potentials[c].values))
+                        for c in model.potentials.cliques]
+
+    def __call__(self, clique: Clique) -> np.ndarray:
+        for parent, table in self.fitted.items():
+            if set(clique) <= set(parent):
+                return _project(parent, table, clique, np.sum).ravel()
+        return self._eliminate(clique)
+
+    def _eliminate(self, clique: Clique) -> np.ndarray:
+        covered = set().union(*(c for c, _ in self.factors))
+        factors = self.factors + [((a,), np.zeros(self.domain[a])) for a in clique
+                                  if a not in covered]
+        hidden = [a for a in covered if a not in clique]
+        order, _ = junction_tree.greedy_order(self.domain, [c for c, _ in factors], elim=hidden)
+        for z in order:
+            joined = [f for f in factors if z in f[0]]
+            factors = [f for f in factors if z not in f[0]]
+            attrs, table = _log_product(joined, self.domain)
+            rest = tuple(a for a in attrs if a != z)
+            factors.append((rest, _project(attrs, table, rest, logsumexp)))
+        _, table = _log_product(factors, self.domain, clique)
+        return (np.exp(table - logsumexp(table)) * self.total).ravel()
+
+
+def _log_product(factors: list, domain: mbi.Domain, attrs: Clique | None = None):
+    """Σ of log tables broadcast over the union of their attributes (or over ``attrs``)."""
+    if attrs is None:
+        attrs = tuple(dict.fromkeys(a for c, _ in factors for a in c))
+    shape = [domain[a] for a in attrs]
+    total = np.zeros(shape)
+    for c, table in factors:
+        order = sorted(range(len(c)), key=lambda i: attrs.index(c[i]))
+        view = np.transpose(table, order).reshape([domain[a] if a in c else 1 for a in attrs])
+        total = total + view
+    return attrs, total
+
+
+def _project(attrs: Clique, table: np.ndarray, keep: Clique, reduce) -> np.ndarray:
+    """``table`` over ``attrs`` reduced (``np.sum`` or ``logsumexp``) onto ``keep``, in
+    ``keep``'s order."""
+    axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
+    out = reduce(table, axis=axes) if axes else table
+    kept = [a for a in attrs if a in keep]
+    return np.transpose(out, [kept.index(a) for a in keep])

@@ -1,0 +1,160 @@
+"""What AIM, MST and JAM-PGM share: charged mechanisms, marginal data, and the release.
+
+Neighbouring relation: replace one record, n public (the relation of PMW^Pub here, and of
+JAM-PGM: Fuentes et al. 2024). A full marginal of counts then changes in two cells by one:
+L1 sensitivity 2, L2 sensitivity √2, so N(0, σ²) per cell costs 2/(2σ²) = 1/σ² zCDP
+(Bun & Steinke 2016, Prop. 1.6) and an L1 distance to a data-independent vector has
+sensitivity 2. The AIM and MST papers state add/remove costs (sensitivity 1); every budget
+below is the replace-one one. The total n is public, so models are fitted with total n.
+
+Every selection is the exponential mechanism charged ε²/8 (bounded range: Cesar & Rogers 2021)
+and every measurement the Gaussian mechanism, both charged to one
+:class:`~pubpriv_core.privacy.ZCDPBudget` before they run, with the explicit generator.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+from pubpriv_core.algorithms import pgm
+from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.privacy import (ZCDPBudget, bounded_range_zcdp, exponential_mechanism,
+                                  gaussian_mechanism, gaussian_zcdp)
+
+MARGINAL_L1 = 2.0             # replace-one L1 sensitivity of a marginal of counts
+MARGINAL_L2 = math.sqrt(2.0)  # replace-one L2 sensitivity of a marginal of counts
+
+
+def expected_noise_l1(sigma: float, cells: int) -> float:
+    """E‖N(0, σ²I_cells)‖₁ = sqrt(2/π)·σ·cells: AIM's penalty and annealing threshold
+    (McKenna et al. 2022, Alg. 2 line 14, Alg. 4), JAM-PGM's expected private error."""
+    return math.sqrt(2.0 / math.pi) * sigma * cells
+
+
+class Mechanisms:
+    """The privacy-spending steps of one run: each is charged to ``budget``, then run with
+    ``rng``; :attr:`budget` is the ledger of every selection and measurement."""
+
+    def __init__(self, rho: float, rng: np.random.Generator):
+        self.budget = ZCDPBudget(rho)
+        self.rng = rng
+
+    def select(self, scores: np.ndarray, eps: float, sensitivity: float, label: str) -> int:
+        """Exponential mechanism at ``eps`` on scores of sensitivity ``sensitivity``."""
+        self.budget.charge(bounded_range_zcdp(eps), f"select {label}")
+        return exponential_mechanism(scores, eps, sensitivity, self.rng)
+
+    def measure(self, values: np.ndarray, sigma: float, label: str) -> np.ndarray:
+        """A marginal of counts plus N(0, σ²) per cell (L2 sensitivity √2)."""
+        self.budget.charge(gaussian_zcdp(sigma, MARGINAL_L2), f"measure {label}")
+        return gaussian_mechanism(values, sigma, self.rng)
+
+
+class MeasurementSet:
+    """Marginal measurements merged per clique, the loss's terms for Private-PGM.
+
+    Σ_i ½‖(μ_r − y_i)/σ_i‖² = ½‖(μ_r − ȳ)/σ̄‖² + const with 1/σ̄² = Σ_i 1/σ_i² and
+    ȳ = σ̄²·Σ_i y_i/σ_i²: the same estimate with one term per clique, so measuring a clique again
+    leaves the estimation problem's structure (and its compiled program) unchanged.
+    """
+
+    def __init__(self):
+        self._sums: dict[pgm.Clique, tuple[np.ndarray, float]] = {}
+
+    def add(self, clique: pgm.Clique, values: np.ndarray, stddev: float) -> None:
+        weighted, precision = self._sums.get(clique, (0.0, 0.0))
+        self._sums[clique] = (weighted + values / stddev ** 2, precision + 1.0 / stddev ** 2)
+
+    def discard(self, clique: pgm.Clique) -> None:
+        self._sums.pop(clique, None)
+
+    @property
+    def cliques(self) -> list[pgm.Clique]:
+        return list(self._sums)
+
+    def __contains__(self, clique: pgm.Clique) -> bool:
+        return clique in self._sums
+
+    def measurements(self) -> list:
+        return [pgm.measurement(weighted / precision, clique, precision ** -0.5)
+                for clique, (weighted, precision) in self._sums.items()]
+
+
+class MarginalData:
+    """Marginals in counts, computed once per clique: M_r(D) of the private data and the public
+    proxy ŷ_r = n·M_r(D̂)/m (JAM-PGM, Fuentes et al. 2024: the public marginal rescaled to n)."""
+
+    def __init__(self, problem: ReleaseProblem):
+        self.problem = problem
+        self._private: dict[pgm.Clique, np.ndarray] = {}
+        self._public: dict[pgm.Clique, np.ndarray] = {}
+
+    def private(self, clique: pgm.Clique) -> np.ndarray:
+        if clique not in self._private:
+            data = self.problem.private
+            self._private[clique] = pgm.marginal(data.records, data.domain, clique)
+        return self._private[clique]
+
+    def public(self, clique: pgm.Clique) -> np.ndarray:
+        if clique not in self._public:
+            problem = self.problem
+            if problem.public_support is None:
+                raise ValueError("this algorithm needs a public source; set public=... in the "
+                                 "config")
+            self._public[clique] = pgm.marginal(problem.public_support, problem.private.domain,
+                                                clique, problem.public_weights * problem.n)
+        return self._public[clique]
+
+    def cells(self, clique: pgm.Clique) -> int:
+        return self.problem.private.domain.size(clique)
+
+
+def parse_options(cls, options: dict):
+    """``cls(**options)``, an unknown key being a one-line ValueError."""
+    known = {f.name for f in dataclasses.fields(cls)}
+    for key in options:
+        if key not in known:
+            raise ValueError(f"unknown option algo.{key}; choose from {', '.join(sorted(known))}")
+    return cls(**options)
+
+
+def check_model_size(workload, limit_mb: float) -> None:
+    """Refuse a model-size limit below the largest single workload marginal."""
+    largest = int(workload.marginal_sizes.max()) * 8 / 2 ** 20
+    if not limit_mb >= largest:
+        raise ValueError(f"algo.max_model_size={limit_mb:g} MB is below one workload marginal "
+                         f"({largest:.3g} MB); raise it (the papers use 80)")
+
+
+def check_positive_int(name: str, value, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"algo.{name} must be a positive integer{' or null' * allow_none}, "
+                         f"got {value!r}; pass e.g. 1000")
+
+
+def check_fraction(name: str, value: float) -> None:
+    if not 0 < value < 1:
+        raise ValueError(f"algo.{name} must lie in (0, 1), got {value!r}; pass e.g. 0.9")
+
+
+def release(algo: str, problem: ReleaseProblem, model, mechanisms: Mechanisms, delta: float,
+            start: float, rounds: int, trace: dict) -> Release:
+    """The model's marginals on every workload cell, as fractions of n (query order of
+    :class:`~pubpriv_core.queries.MarginalWorkload`), with the ledger's ρ and (ε, δ). The
+    release is the model itself (``trace["model"]``, an ``mbi.MarkovRandomField``), not a
+    weighted support."""
+    marginals = pgm.ModelMarginals(model)
+    cliques = pgm.workload_cliques(problem.workload)
+    answers = np.concatenate([marginals(c) for c in cliques]) / problem.n
+    budget = mechanisms.budget
+    trace = {**trace, "model": model, "ledger": list(budget.ledger), "rounds": rounds,
+             "model_size_mb": pgm.model_size_mb(model.potentials.domain,
+                                                list(model.potentials.cliques))}
+    return Release(algo, weights=None, answers=answers, rho=budget.spent, eps=budget.eps(delta),
+                   delta=delta, trace=trace, runtime_s=time.perf_counter() - start,
+                   iterations=rounds)

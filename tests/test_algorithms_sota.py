@@ -1,0 +1,184 @@
+"""AIM, MST and JAM-PGM on Private-PGM: accuracy limits, the zCDP ledger, public data, bad options.
+
+Problems are tiny (the synthetic ``tiny`` preset, 1,000 rows, projected to 3 or 4 attributes) so
+that each run needs only a few Private-PGM fits.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from pubpriv_core.algorithms import ReleaseProblem, run_algorithm, select_measure
+from pubpriv_core.algorithms.pgm import ModelMarginals
+from pubpriv_core.data import from_dataset, load_dataset
+from pubpriv_core.privacy import eps_from_rho, rho_from_eps
+from pubpriv_core.queries import MarginalWorkload
+
+DELTA = 1e-6
+
+
+def tiny_problem(attributes, k, public=None) -> ReleaseProblem:
+    """Private: the tiny preset's first ``attributes``; public: ``"self"`` (the private rows),
+    ``"biased"`` (an independent chain model), or None."""
+    names = [f"a{i}" for i in range(attributes)]
+    private = load_dataset("synthetic", preset="tiny").project(names)
+    workload = MarginalWorkload.random(private.domain, k, None, 0)
+    if public is None:
+        return ReleaseProblem(private, workload)
+    other = private if public == "self" else \
+        load_dataset("synthetic", preset="tiny", role="public", shift=1.0, seed=7).project(names)
+    source = from_dataset(other)
+    return ReleaseProblem(private, workload, source.support.records, source.weights,
+                          source.n_rows)
+
+
+def run(algo, problem, eps, seed=0, **options):
+    return run_algorithm(algo, problem, eps=eps, delta=DELTA, T=1,
+                         rng=np.random.default_rng(seed), **options)
+
+
+def max_error(release, problem) -> float:
+    return release.errors(problem.true_answers)["max_error"]
+
+
+@pytest.fixture(scope="module")
+def three():
+    return tiny_problem(3, 3, public="self")
+
+
+def test_model_marginals_match_mbi_variable_elimination(three):
+    model = run("aim", three, 5.0, rounds=3).trace["model"]
+    marginals = ModelMarginals(model)
+    for clique in [("a0", "a2"), ("a2", "a0"), ("a1",), ("a0", "a1", "a2")]:
+        expected = np.asarray(model.project(clique).datavector())
+        np.testing.assert_allclose(marginals(clique), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_aim_reaches_near_zero_error_at_very_large_eps(three):
+    release = run("aim", three, 500.0, rounds=3)
+    assert max_error(release, three) < 2e-3
+
+
+def test_mst_reaches_near_zero_error_on_a_tree_at_very_large_eps():
+    problem = tiny_problem(2, 2)          # two attributes: the spanning tree is the joint
+    release = run("mst", problem, 500.0)
+    assert max_error(release, problem) < 2e-3
+    assert release.trace["selected"] == ["a0,a1"]
+
+
+class Spy:
+    """Records the parameters the mechanisms are called with, then runs them."""
+
+    def __init__(self, monkeypatch):
+        self.selections, self.measurements = [], []
+        em, gm = select_measure.exponential_mechanism, select_measure.gaussian_mechanism
+
+        def select(scores, eps, sensitivity, rng):
+            self.selections.append((eps, sensitivity, len(scores)))
+            return em(scores, eps, sensitivity, rng)
+
+        def measure(values, sigma, rng):
+            self.measurements.append(sigma)
+            return gm(values, sigma, rng)
+
+        monkeypatch.setattr(select_measure, "exponential_mechanism", select)
+        monkeypatch.setattr(select_measure, "gaussian_mechanism", measure)
+
+
+@pytest.mark.parametrize("algo, options, spends_all", [
+    ("aim", {"rounds": 6}, True), ("mst", {}, True), ("jam_pgm", {"rounds": 4}, False)])
+def test_ledger_adds_up_and_mechanisms_get_the_charged_parameters(monkeypatch, algo, options,
+                                                                  spends_all):
+    problem = tiny_problem(4, 3, public="biased")
+    spy = Spy(monkeypatch)
+    release = run(algo, problem, 1.0, **options)
+    target = rho_from_eps(1.0, DELTA)
+    ledger = release.trace["ledger"]
+    selects = [rho for label, rho in ledger if label.startswith("select")]
+    measures = [rho for label, rho in ledger if label.startswith("measure")]
+    assert len(selects) + len(measures) == len(ledger)
+    assert [eps ** 2 / 8 for eps, _, _ in spy.selections] == pytest.approx(selects, rel=1e-12)
+    assert [1 / sigma ** 2 for sigma in spy.measurements] == pytest.approx(measures, rel=1e-12)
+    assert release.rho == pytest.approx(math.fsum(selects + measures), rel=1e-12)
+    assert release.rho <= target * (1 + 1e-9)
+    if spends_all:
+        assert release.rho == pytest.approx(target, rel=1e-9)
+    assert release.eps == pytest.approx(eps_from_rho(release.rho, DELTA), rel=1e-12)
+    assert release.answers.shape == problem.true_answers.shape
+    sensitivities = {s for _, s, _ in spy.selections}
+    if algo == "mst":
+        assert sensitivities == {2.0} and len(selects) == 3 and len(measures) == 4 + 3
+    if algo == "jam_pgm":
+        assert sensitivities == {4.0} and len(selects) == 4
+        assert all(size == 2 * 14 for _, _, size in spy.selections)   # 14 cliques × {priv, pub}
+
+
+def test_aim_sensitivity_is_twice_the_largest_workload_weight(monkeypatch):
+    problem = tiny_problem(4, 3)
+    spy = Spy(monkeypatch)
+    run("aim", problem, 1.0, rounds=6)
+    # candidate weights w_r = Σ_s |r ∩ s| over the 4 3-way sets: a 3-way set has 3 + 3·2 = 9
+    assert {s for _, s, _ in spy.selections} == {2.0 * 9}
+
+
+def test_jam_pgm_with_the_private_data_as_public_beats_aim():
+    problem = tiny_problem(4, 3, public="self")
+    jam = run("jam_pgm", problem, 1.0, rounds=6)
+    aim = run("aim", problem, 1.0, rounds=6)
+    assert jam.trace["public_picks"] >= 1
+    assert max_error(jam, problem) <= max_error(aim, problem)
+
+
+def test_biased_public_jam_declines_it_and_public_init_suffers():
+    problem = tiny_problem(4, 3, public="biased")
+    public_error = np.abs(problem.public_answerer.expand(
+        problem.public_answerer.answer(problem.public_weights)) - problem.true_answers).max()
+    aim = run("aim", problem, 20.0, rounds=6)
+    pretrained = run("aim", problem, 20.0, rounds=6, public_init=True)
+    jam = run("jam_pgm", problem, 20.0, rounds=6)
+    assert public_error > 0.1
+    assert jam.trace["public_picks"] == 0
+    assert max_error(jam, problem) < 3 * max_error(aim, problem) + 0.01
+    assert max_error(pretrained, problem) > max_error(jam, problem)
+
+
+@pytest.mark.parametrize("algo, options, words", [
+    ("aim", {"rounds": -3}, "algo.rounds must be a positive integer or null, got -3"),
+    ("aim", {"rounds": 2}, "algo.rounds=2 is below the 3 attributes"),
+    ("aim", {"variant": "fast"}, "unknown option algo.variant; choose from"),
+    ("aim", {"max_model_size": 1e-6}, "algo.max_model_size=1e-06 MB is below one workload"),
+    ("aim", {"alpha": 1.0}, "algo.alpha must lie in (0, 1)"),
+    ("jam_pgm", {"rounds": 0}, "algo.rounds must be a positive integer, got 0"),
+    ("jam_pgm", {"max_model_size": 0.0}, "algo.max_model_size=0 MB is below one workload"),
+    ("mst", {"final_iters": 0}, "algo.final_iters must be a positive integer, got 0"),
+])
+def test_bad_options_are_one_line_value_errors(algo, options, words):
+    problem = tiny_problem(3, 2, public="self")
+    with pytest.raises(ValueError) as info:
+        run(algo, problem, 1.0, **options)
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_public_algorithms_refuse_a_problem_without_public_data():
+    problem = tiny_problem(3, 2)
+    for algo, options in [("jam_pgm", {}), ("aim", {"public_init": True})]:
+        with pytest.raises(ValueError, match="needs a public source; set public="):
+            run(algo, problem, 1.0, **options)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["algo=aim", "algo.rounds=-1"], "algo.rounds must be null (16·d) or an integer"),
+    (["algo=aim", "algo.max_model_size=0.00001"], "is below one workload marginal"),
+    (["algo=jam_pgm", "algo.alpha=1.5"], "algo.alpha must be a finite number in (0, 1)"),
+])
+def test_runner_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
+    from experiments import cli
+
+    def never_called():
+        pytest.fail("the Hydra app must not start on bad input")
+
+    with pytest.raises(SystemExit):
+        cli.main(never_called, [*argv, "dataset.preset=tiny", "workload.size=null",
+                                f"results_dir={tmp_path / 'out'}"])
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and words in err, err
