@@ -62,6 +62,7 @@ def cmd_eval(args) -> None:
         raise SystemExit(f"error: {err.args[0]}") from None
     kind = "explicit constants" if r.explicit else "O(·) shape, constant c"
     print(f"{r.id} = {r.value:.6g}   [{kind}; variant: {r.variant}]")
+    print("  statement: " + " ".join(get_bound(args.id).statement.split()))
     print("  params: " + ", ".join(f"{k}={v}" for k, v in r.params.items()))
     for key, value in r.details.items():
         print(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
