@@ -5,9 +5,11 @@
 
 One line per configuration other than ε — algorithm, public source and every other setting that
 varies in the (filtered) table — with the mean over runs and a band of ± one standard error
-(sample std / sqrt(runs)), on a log x-axis (the layout of Liu et al. 2021, Figs. 1–3). The legend
-names only the settings that differ between lines; settings that are irrelevant to an algorithm
-(the public source of MWEM and DualQuery) are dropped, and such an algorithm is drawn once.
+(sample std / sqrt(runs)), on a log x-axis with every ε of the table labelled (the layout of Liu
+et al. 2021, Figs. 1–3). The legend sits right of the axes, off the curves, and names only the
+settings that differ between lines (the dataset on every line once several are mixed; otherwise
+it is in the title); settings that are irrelevant to an algorithm (the public source of MWEM and
+DualQuery) are dropped, and such an algorithm is drawn once.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -64,10 +67,13 @@ def summarise(table: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 
 def varying_within_algo(summary: pd.DataFrame, keys: list[str]) -> dict[str, set]:
-    """For each key, the algorithms among whose lines it takes more than one value."""
+    """For each key, the algorithms among whose lines it takes more than one value; the dataset
+    is named on every line once several are mixed."""
     if "algo" not in keys:
         return {k: {None} for k in keys}
-    return {k: {a for a, part in summary.groupby("algo") if part[k].nunique() > 1}
+    algos = set(summary["algo"])
+    return {k: algos if k == "dataset" else
+            {a for a, part in summary.groupby("algo") if part[k].nunique() > 1}
             for k in keys if k != "algo"}
 
 
@@ -91,7 +97,7 @@ def plot(table: pd.DataFrame, metric: str, title: str | None = None):
     uses_public = (table.groupby("algo")["uses_public"].first().astype(bool).to_dict()
                    if "uses_public" in table.columns else {})
     varying = varying_within_algo(summary, keys)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(7.6, 4.2))
     lines = summary.groupby(keys, dropna=False, sort=True) if keys else [((), summary)]
     for _, part in lines:
         part = part.sort_values("eps")
@@ -99,14 +105,25 @@ def plot(table: pd.DataFrame, metric: str, title: str | None = None):
         ax.plot(part["eps"], part["mean"], marker="o", ms=3, label=text)
         ax.fill_between(part["eps"], part["mean"] - part["se"], part["mean"] + part["se"],
                         alpha=0.2)
-    ax.set_xscale("log")
+    label_every_eps(ax, summary["eps"])
     ax.set_xlabel("ε")
     ax.set_ylabel(metric.replace("_", " "))
-    ax.set_title(title or f"{metric.replace('_', ' ')} vs ε (mean ± 1 SE over runs)")
+    datasets = table["dataset"].unique() if "dataset" in table.columns else []
+    where = f" on {datasets[0]}" if len(datasets) == 1 else ""
+    ax.set_title(title or f"{metric.replace('_', ' ')} vs ε{where} (mean ± 1 SE over runs)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     return fig
+
+
+def label_every_eps(ax, eps: pd.Series) -> None:
+    """Log x-axis with one labelled tick per ε of the table (and no other tick labels)."""
+    values = sorted(set(eps.astype(float)))
+    ax.set_xscale("log")
+    ax.set_xticks(values)
+    ax.set_xticklabels([f"{v:g}" for v in values], fontsize=8)
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def apply_filters(table: pd.DataFrame, where: list[str]) -> pd.DataFrame:
@@ -137,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
-    fig.savefig(args.output, dpi=150)
+    fig.savefig(args.output, dpi=150, bbox_inches="tight")   # keeps the outside legend
     print(f"wrote {args.output}")
     return 0
 
