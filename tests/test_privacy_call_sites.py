@@ -285,3 +285,22 @@ def test_dualquery_calibration_is_advanced_composition(dq_problem, eps, eta, sam
     assert release.eps == pytest.approx(drv(T), rel=1e-12)
     rho = sum(samples * (2 * eta * (t - 1) / n) ** 2 / 2 for t in range(2, T + 1))
     assert release.rho == pytest.approx(rho, rel=1e-9)
+
+
+@pytest.mark.parametrize("eps, eta, samples", [(1.0, 1.5, 50), (3.0, 0.5, 200)])
+def test_dualquery_zcdp_calibration_is_bounded_range(dq_problem, eps, eta, samples):
+    """``accounting=zcdp``: each draw ε_t-bounded-range, ε_t²/8-zCDP; T the largest fitting ρ."""
+    n = dq_problem.n
+    delta = 1.0 / n ** 2
+    budget = privacy.rho_from_eps(eps, delta)
+
+    def spend(T):
+        return sum(samples * (2 * eta * (t - 1) / n) ** 2 / 8 for t in range(2, T + 1))
+
+    release = run_algorithm("dualquery", dq_problem, eps=eps, delta=delta, T=1,
+                            rng=np.random.default_rng(0), eta=eta, samples=samples,
+                            max_T=10**6, accounting="zcdp")
+    T = release.iterations
+    assert spend(T) <= budget < spend(T + 1)
+    assert release.rho == pytest.approx(spend(T), rel=1e-9)
+    assert release.eps <= eps * (1 + 1e-9)
