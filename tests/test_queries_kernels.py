@@ -175,3 +175,36 @@ def test_fixed_seed_pmwpub_selects_the_same_queries():
     assert release.trace["queries"] == SELECTED_BY_CELL_TABLE_ENGINE
     assert release.errors(problem.true_answers)["max_error"] == pytest.approx(0.12921667280765525,
                                                                               abs=1e-12)
+
+
+def _large_pass(codes, plan, size):
+    out = np.zeros(size)
+    kernels.add_marginals(codes, np.ones(codes.shape[1]), plan, out)
+    return out
+
+
+def test_parallel_passes_survive_fork_and_python_threads():
+    """The parallel kernels run in a forked child after the parent used them, and from several
+    Python threads at once (calls are serialised), with the same answers."""
+    import multiprocessing
+    import threading
+
+    domain = Domain([f"a{i}" for i in range(10)], [3] * 10)
+    workload = MarginalWorkload.random(domain, 3)
+    records = np.random.default_rng(0).integers(0, 3, (50_000, 10))
+    codes, plan = kernels.compact_codes(records), MarginalPlan.build(workload)
+    assert len(records) * plan.num_tables >= kernels.PARALLEL_MIN_PAIRS
+    expected = _large_pass(codes, plan, workload.num_queries)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        child = pool.apply(_large_pass, (codes, plan, workload.num_queries))
+    np.testing.assert_array_equal(child, expected)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(
+        _large_pass(codes, plan, workload.num_queries))) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 3
+    for result in results:
+        np.testing.assert_array_equal(result, expected)

@@ -19,8 +19,18 @@ columns of a table as 1-d arrays (not through a 2-d index) halves the cost.
 """
 from __future__ import annotations
 
+import threading
+
 import numba as nb
 import numpy as np
+
+# Thread pool of the parallel kernels: "workqueue" survives fork() (GNU OpenMP's does not, and the
+# runner's worker processes and tests fork), but must not be entered by two Python threads at
+# once, so parallel passes are serialised by _PARALLEL_LOCK. A layer chosen by the user (env
+# NUMBA_THREADING_LAYER) is kept.
+if nb.config.THREADING_LAYER == "default":
+    nb.config.THREADING_LAYER = "workqueue"
+_PARALLEL_LOCK = threading.Lock()
 
 
 #: rows whose cells the general (k > 3) path computes per sweep of the k code columns
@@ -94,8 +104,11 @@ def _add_serial(codes, values, attrs, strides, ks, cells, pair_start, src, dst, 
 
 def _add(codes, values, plan, chunk, out):
     """One thread for small passes (waking threads costs more than it saves), all cores else."""
-    run = _add_parallel if values.size * plan.num_tables >= PARALLEL_MIN_PAIRS else _add_serial
-    run(codes, values, *plan.arrays(), chunk, out)
+    if values.size * plan.num_tables < PARALLEL_MIN_PAIRS:
+        _add_serial(codes, values, *plan.arrays(), chunk, out)
+        return
+    with _PARALLEL_LOCK:
+        _add_parallel(codes, values, *plan.arrays(), chunk, out)
 
 
 def add_marginals(codes, weights, plan, out, chunk=None):
