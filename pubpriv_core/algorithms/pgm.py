@@ -3,11 +3,11 @@
 Private-PGM (McKenna, Sheldon & Miklau 2019, "Graphical-model based estimation and inference for
 differential privacy", Alg. 1) fits a Markov random field to noisy marginal measurements by
 mirror descent on Σ_r ½‖(M_r(μ) − y_r)/σ_r‖²; the ``mbi`` package (v2) provides it. This module
-is the glue: JAX is put in float64 with its persistent compilation cache off (the package's own
-advice, printed as a warning otherwise), cliques are tuples of attribute names in domain order,
-data marginals are computed here by ``bincount`` and model marginals by exact variable
-elimination (``numpy.einsum`` over the exponentiated potentials), which avoids compiling one
-JAX program per queried clique.
+is the glue: JAX runs on the CPU in float64 with its persistent compilation cache off (the
+package's own advice, printed as a warning otherwise); cliques are tuples of attribute names in
+domain order; data marginals are computed here by ``bincount`` and model marginals by exact
+variable elimination in NumPy (:class:`ModelMarginals`), which avoids compiling one JAX program
+per queried clique.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import jax
 import numpy as np
 from scipy.special import logsumexp
 
+jax.config.update("jax_platforms", "cpu")
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_enable_compilation_cache", False)
 
