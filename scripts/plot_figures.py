@@ -1,14 +1,18 @@
 #!/usr/bin/env python
 """Figures 1–3 and Table 1 of Liu et al. 2021 (PMW^Pub) from collected runs.
 
-    python scripts/plot_figures.py results/fig2_adult_bias   # redraw from runs.csv/selected.csv
+    python scripts/plot_figures.py results/fig2_adult_bias   # redraw from runs.csv
 
-Figures (§5.5 layout): max error against ε on a log x-axis, the mean over runs with ± one
-standard error bars, one panel per (figure row, public source); in each panel PMW^Pub with that
-public source, the row's baselines (MWEM, DualQuery) and, shaded, the area below the source's
-best mixture error (Def. 4.1), which PMW^Pub cannot reach. A figure with a single row and many
-sources (Fig. 2) gets a first overview panel with every source. Table 1: per-iteration seconds
-(mean ± SE over runs) as markdown, with the machine it was measured on.
+Figures (§5.5 layout): max error against ε on a log x-axis with a tick at every ε of the grid,
+the mean over runs with ± one standard error bars, one panel per (figure row, public source),
+each with its own y range and the sources in the same column order in every row; in each panel
+PMW^Pub with that public source, the public data alone (ε-free, dashed, ± 1 SE band), the row's
+baselines (MWEM, DualQuery with the paper's calibration; a note where DualQuery releases fewer
+than 20 records) and, shaded, the area below the source's exact best mixture error (Def. 4.1),
+which PMW^Pub cannot reach. A figure with a single row and many sources (Fig. 2) gets a first
+overview panel with every source (log y, legend outside); a row whose sources are fractions of
+one public dataset (Fig. 3) is one panel with a line per fraction p. Table 1: per-iteration
+seconds (mean ± SE over runs) as markdown, with the machine it was measured on.
 """
 from __future__ import annotations
 
@@ -24,6 +28,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
+from artefact_summary import build  # noqa: E402
+
+from experiments.paired import FEW_ROUNDS, few_rounds  # noqa: E402
+from experiments.tuning import METHODS  # noqa: E402
 
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture"}
@@ -62,25 +72,40 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     uses = table["uses_public"].astype(bool)
     source = [source_label(r) if u else "" for (_, r), u in zip(table.iterrows(), uses)]
     names = table["algo"].map(ALGO_NAMES).fillna(table["algo"])
+    if "opt_accounting" in table:
+        names = names.where(table["opt_accounting"].fillna("advanced") != "zcdp",
+                            names + " (zCDP)")
     line = [f"{row} / {n} [{s}]" if s else f"{row} / {n}"
             for row, n, s in zip(table["row"], names, source)]
     return table.assign(source=source, line=line)
 
 
 def source_order(source: str) -> tuple:
-    """Sort key of source labels: Δ ascending, then name, fraction p descending."""
+    """Sort key of source labels, the same column order in every row: Δ ascending; then the
+    same place another year, NATIONAL, other places by name; fraction p descending."""
     if source.startswith("Δ="):
-        return (0, float(source[2:]), "")
+        return (0, float(source[2:]), 0, "")
     name, _, p = source.partition(" p=")
-    return (1, -float(p.rstrip("%")) if p else -100.0, name) if p else (1, -100.0, name)
+    fraction = -float(p.rstrip("%")) if p else -100.0
+    place, _, year = name.rpartition("-")
+    kind = 0 if year.isdigit() and int(year) < 2019 else 1 if place == "NATIONAL" else 2
+    return (1, kind, fraction, name)
+
+
+def base_source(source: str) -> str:
+    """The source without its fraction: ``MA-2018 p=10.0%`` → ``MA-2018``."""
+    return source.partition(" p=")[0]
 
 
 def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
-    """(row, source) of every public-using line, rows in first-seen order, sources sorted."""
+    """(row, source) of every PMW^Pub line, rows in first-seen order, sources sorted; a row
+    whose sources are fractions of one source is one panel (key source "")."""
     public = chosen[chosen["source"] != ""]
     keys = list(dict.fromkeys(zip(public["row"], public["source"])))
     rows = list(dict.fromkeys(r for r, _ in keys))
-    return sorted(keys, key=lambda k: (rows.index(k[0]), source_order(k[1])))
+    fractions = {r for r, src in keys if " p=" in src}
+    keys = [(r, "" if r in fractions else src) for r, src in keys]
+    return sorted(dict.fromkeys(keys), key=lambda k: (rows.index(k[0]), source_order(k[1])))
 
 
 def tex(text: str) -> str:
@@ -94,52 +119,95 @@ def _errorbar(ax, part: pd.DataFrame, label: str, **style) -> None:
                 lw=1.2, label=tex(label), **style)
 
 
-def draw_panel(ax, chosen: pd.DataFrame, mixture: pd.DataFrame, row: str, source: str) -> None:
-    """One panel: PMW^Pub with ``source``, the row's baselines, the shaded best mixture error."""
-    mine = chosen[(chosen["row"] == row) & (chosen["source"] == source)]
-    for algo, part in mine.groupby("algo"):
-        _errorbar(ax, part, color="tab:blue", label=f"{ALGO_NAMES.get(algo, algo)} ({source})")
-    base = chosen[(chosen["row"] == row) & (chosen["source"] == "")]
-    for algo, part in base.groupby("algo"):
-        name = ALGO_NAMES.get(algo, algo)
-        _errorbar(ax, part, color=BASELINE_COLORS.get(name, "tab:gray"), label=name)
-    best = mixture[(mixture["row"] == row) & (mixture["source"] == source)]["max_error"]
+def _reference(ax, ref: pd.DataFrame, row: str, source: str, label: str, **style) -> None:
+    """An ε-free line (public only) with its ± 1 SE band across the panel."""
+    part = ref[(ref["row"] == row) & (ref["source"] == source)]
+    if part.empty:
+        return
+    mean, se = float(part["mean"].iloc[0]), float(part["se"].iloc[0])
+    ax.axhline(mean, ls="--", lw=1.0, label=tex(f"{label} ({mean:.3f})"), **style)
+    ax.axhspan(mean - se, mean + se, alpha=0.15, **style)
+
+
+def _baselines(ax, fig, row: str) -> None:
+    base = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == "")]
+    for line, part in base.groupby("line"):
+        name = line.split(" / ")[-1]
+        if "(zCDP)" not in name:
+            _errorbar(ax, part, color=BASELINE_COLORS.get(name, "tab:gray"), label=name)
+    few = few_rounds(fig.runs[fig.runs["row"] == row])
+    few = few[~few["line"].str.contains("zCDP", regex=False)]
+    if not few.empty:
+        ax.text(0.02, 0.02, f"DualQuery < {FEW_ROUNDS} rounds at ε ≤ {few['eps'].max():g}",
+                transform=ax.transAxes, fontsize=6, color="tab:orange")
+
+
+def draw_panel(ax, fig, row: str, source: str) -> None:
+    """PMW^Pub with ``source``, its public-only line, the row's baselines, and shaded the area
+    below the source's exact best mixture error."""
+    mine = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == source)]
+    _errorbar(ax, mine, color="tab:blue", label=f"PMW^Pub ({source})")
+    _reference(ax, fig.public_ref, row, source, "public only", color="tab:blue")
+    _baselines(ax, fig, row)
+    best = fig.mixture_ref[(fig.mixture_ref["row"] == row) & (fig.mixture_ref["source"] == source)]
     if not best.empty:
-        ax.axhspan(0, best.mean(), color="tab:gray", alpha=0.25,
-                   label=f"below best mixture error ({best.mean():.3f})")
+        value, exact = float(best["mean"].iloc[0]), bool(best["exact"].iloc[0])
+        ax.axhspan(0, value, color="tab:gray", alpha=0.3,
+                   label=f"below best mixture error ({value:.4f}"
+                         f"{'' if exact else ', MW estimate'})")
     ax.set_title(f"{row}: {source}", fontsize=8)
 
 
-def draw_overview(ax, chosen: pd.DataFrame, row: str) -> None:
-    """Every source of ``row`` in one panel (Fig. 2's layout), baselines in black."""
-    mine = chosen[(chosen["row"] == row) & (chosen["source"] != "")]
+def draw_fractions(ax, fig, row: str) -> None:
+    """Fig. 3: PMW^Pub for every fraction p of the row's source, each with its public-only line."""
+    mine = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] != "")]
     sources = sorted(set(mine["source"]), key=source_order)
-    colors = sns.color_palette("coolwarm", len(sources))
-    for color, source in zip(colors, sources):
+    for color, source in zip(sns.color_palette("viridis", len(sources)), sources):
+        p = source.partition(" p=")[2] or "100%"
+        _errorbar(ax, mine[mine["source"] == source], color=color, label=f"PMW^Pub p={p}")
+        _reference(ax, fig.public_ref, row, source, f"public only p={p}", color=color)
+    _baselines(ax, fig, row)
+    ax.set_title(f"{row}: PMW^Pub by public fraction p", fontsize=8)
+
+
+def draw_overview(ax, fig, row: str) -> None:
+    """Every source of ``row`` in one panel (Fig. 2's layout), baselines in black, log y."""
+    mine = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] != "")]
+    sources = sorted(set(mine["source"]), key=source_order)
+    for color, source in zip(sns.color_palette("coolwarm", len(sources)), sources):
         _errorbar(ax, mine[mine["source"] == source], color=color, label=source)
-    for algo, part in chosen[(chosen["row"] == row) & (chosen["source"] == "")].groupby("algo"):
-        _errorbar(ax, part, color="black", ls="--", label=ALGO_NAMES.get(algo, algo))
-    ax.set_title(f"{row}: all public sources", fontsize=8)
+    base = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == "")]
+    for line, part in base.groupby("line"):
+        if "(zCDP)" not in line:
+            _errorbar(ax, part, color="black", ls="--", label=line.split(" / ")[-1])
+    ax.set_yscale("log")
+    ax.set_title(f"{row}: all public sources (log scale)", fontsize=8)
 
 
-def plot_artefact(chosen: pd.DataFrame, mixture: pd.DataFrame, test: pd.DataFrame,
-                  title: str, row_order: list[str] | None = None):
-    """The whole figure (see the module docstring): rows in ``row_order`` (default: as found);
-    ``test`` (the runs) gives the run count of the title."""
-    sns.set_theme(style="whitegrid", context="paper")
-    keys = panels(chosen)
-    order = {row: i for i, row in enumerate(row_order or [])}
-    keys.sort(key=lambda k: order.get(k[0], len(order)))
+def _layout(keys: list[tuple[str, str]]) -> list[list[tuple[str, tuple]]]:
     rows = list(dict.fromkeys(r for r, _ in keys))
-    overview = len(rows) == 1 and len(keys) > 3
-    slots = [("overview", rows[0])] * overview + [("panel", k) for k in keys]
-    if len(rows) == 1:
-        layout = [slots[i:i + COLUMNS] for i in range(0, len(slots), COLUMNS)]
-    else:
-        layout = [[("panel", k) for k in keys if k[0] == row] for row in rows]
+    if len(rows) == 1 and len(keys) > 3:
+        slots = [("overview", (rows[0],))] + [("panel", k) for k in keys]
+        return [slots[i:i + COLUMNS] for i in range(0, len(slots), COLUMNS)]
+    if all(src == "" for _, src in keys):
+        return [[("fractions", (r,)) for r in rows]]
+    return [[("panel", k) for k in keys if k[0] == row] for row in rows]
+
+
+DRAW = {"overview": draw_overview, "panel": draw_panel, "fractions": draw_fractions}
+
+
+def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
+    """The whole figure (see the module docstring) of a :class:`artefact_summary.Figure`: rows
+    in ``row_order`` (default: as found), ε ticks at every grid value, y ranges per panel."""
+    sns.set_theme(style="whitegrid", context="paper")
+    order = {row: i for i, row in enumerate(row_order or [])}
+    keys = sorted(panels(fig_data.chosen), key=lambda k: order.get(k[0], len(order)))
+    layout = _layout(keys)
     ncols = max(len(r) for r in layout)
-    fig, axes = plt.subplots(len(layout), ncols, figsize=(3.3 * ncols, 2.9 * len(layout)),
-                             squeeze=False, sharey="row")
+    figure, axes = plt.subplots(len(layout), ncols, figsize=(3.6 * ncols, 3.1 * len(layout)),
+                                squeeze=False)
+    eps = sorted(set(fig_data.chosen["eps"].dropna()))
     for i, line in enumerate(layout):
         for j in range(ncols):
             ax = axes[i][j]
@@ -147,19 +215,27 @@ def plot_artefact(chosen: pd.DataFrame, mixture: pd.DataFrame, test: pd.DataFram
                 ax.set_visible(False)
                 continue
             kind, key = line[j]
-            if kind == "overview":
-                draw_overview(ax, chosen, key)
-            else:
-                draw_panel(ax, chosen, mixture, *key)
-            ax.set_xscale("log")
-            ax.set_xlabel("ε")
-            ax.set_ylabel("max error")
-            ax.legend(fontsize=5.5, loc="best", framealpha=0.7)
-    runs = int(test.groupby("config_hash")["run"].nunique().max()) if not test.empty else 0
-    fig.suptitle(tex(title) + f"\nmax error, mean ± 1 SE over {runs} runs; shaded: below the best "
-                 "mixture error of the public support (unachievable by PMW$^{Pub}$)", fontsize=9)
-    fig.tight_layout()
-    return fig
+            DRAW[kind](ax, fig_data, *key)
+            _axes(ax, eps, outside=kind == "overview")
+    runs = int(fig_data.test.groupby("config_hash")["run"].nunique().max())
+    figure.suptitle(tex(title) + f"\nmax error, mean ± 1 SE over {runs} runs; dashed: public "
+                    "data alone (± 1 SE band); shaded: below the exact best mixture error "
+                    "(unachievable by PMW$^{Pub}$)", fontsize=9)
+    figure.tight_layout()
+    return figure
+
+
+def _axes(ax, eps: list[float], outside: bool) -> None:
+    ax.set_xscale("log")
+    ax.set_xticks(eps)
+    ax.set_xticklabels([f"{e:g}" for e in eps], fontsize=6)
+    ax.minorticks_off()
+    ax.set_xlabel("ε")
+    ax.set_ylabel("max error")
+    if outside:
+        ax.legend(fontsize=5.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.7)
+    else:
+        ax.legend(fontsize=5, loc="best", framealpha=0.7)
 
 
 def runtime_table(table: pd.DataFrame, machine: str, domain_sizes: dict[str, int]) -> str:
@@ -188,21 +264,19 @@ def runtime_table(table: pd.DataFrame, machine: str, domain_sizes: dict[str, int
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", help="an artefact folder with runs.csv and selected.csv")
+    parser.add_argument("folder", help="an artefact folder with runs.csv")
     parser.add_argument("--title", default="")
+    parser.add_argument("--tuning", default="paper", choices=METHODS)
     args = parser.parse_args(argv)
     folder = Path(args.folder)
     try:
         runs = pd.read_csv(folder / "runs.csv", keep_default_na=True)
-        chosen = pd.read_csv(folder / "selected.csv")
     except FileNotFoundError as err:
         print(f"error: {err.filename} is missing; run scripts/reproduce.py first",
               file=sys.stderr)
         return 2
-    runs["source"], chosen["source"] = runs["source"].fillna(""), chosen["source"].fillna("")
-    mixture = runs[(runs["algo"] == "best_mixture") & (runs["role"] == "test")]
-    test = runs[(runs["algo"] != "best_mixture") & (runs["role"] == "test")]
-    plot_artefact(chosen, mixture, test, args.title or folder.name).savefig(
+    runs["source"] = runs["source"].fillna("")
+    plot_artefact(build(runs, args.tuning), args.title or folder.name).savefig(
         folder / "figure.png", dpi=130)
     print(f"wrote {folder / 'figure.png'}")
     return 0

@@ -4,10 +4,14 @@
     python scripts/reproduce.py fig2            # ADULT, PMW^Pub(Δ) vs DualQuery (Fig. 2)
     python scripts/reproduce.py fig1_nist       # Fig. 1 on the offline NIST ACS excerpts
     python scripts/reproduce.py fig3_nist       # Fig. 3 (public fraction) on the NIST excerpts
+    python scripts/reproduce.py nist_shift      # NIST: private national-2019 / TX-2019, publics
+                                                #   from other populations (MA, TX, 2018)
     python scripts/reproduce.py table1          # Table 1, per-iteration run time
     python scripts/reproduce.py fig1_acs        # Fig. 1 on ACS via folktables (needs internet)
     python scripts/reproduce.py fig3_fraction   # Fig. 3 on ACS via folktables (needs internet)
-    options: --quick (1 run, 2 ε, first value of the other axes) --tuning best_average|validation
+    options: --quick (1 run, 2 ε, first value of the other axes)
+             --tuning paper|best_average|validation (paper, §5.4: PMW^Pub on validation data
+             where it was run, the baselines by their best average)
              --jobs N --set key=value (replace an axis in every block) --data-root DIR
              --results-dir DIR (records) --out DIR (CSV, PNG, summary) --no-run (collect + plot)
 
@@ -26,7 +30,7 @@ import platform
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -37,13 +41,14 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 
+from artefact_summary import build, selected_table, summary_text  # noqa: E402
 from collect import collect  # noqa: E402
 from plot_figures import line_labels, plot_artefact, runtime_table  # noqa: E402
 
 from experiments.cli import UserError  # noqa: E402
 from experiments.store import config_hash  # noqa: E402
 from experiments.sweep import expand, compose_jobs, run_sweep  # noqa: E402
-from experiments.tuning import METHODS, select  # noqa: E402
+from experiments.tuning import METHODS  # noqa: E402
 
 EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
 
@@ -65,7 +70,7 @@ class Artefact:
     name: str
     out: str
     blocks: tuple[Block, ...]
-    tuning: str = "best_average"
+    tuning: str = "paper"
     kind: str = "errors"
     title: str = ""
     needs_internet: bool = False
@@ -75,23 +80,36 @@ class Artefact:
 
 
 def _baselines(preset: str, row: str, role: str, extra: tuple[str, ...], public: str,
-               mwem: bool, dq_grid: tuple[str, ...]) -> list[Block]:
-    """DualQuery (η, s grid), optionally MWEM, on ``row``; their public is irrelevant but fixed
-    to ``public`` so they share the problem of that PMW^Pub line."""
+               mwem: bool, zcdp: bool = False) -> list[Block]:
+    """DualQuery (η, s grid; with ``zcdp`` also under zCDP accounting), optionally MWEM, on
+    ``row``; their public is irrelevant but fixed to ``public`` so they share the problem of
+    that PMW^Pub line."""
     fixed = (*extra, f"public={public}", "public.fraction=1.0")
-    blocks = [Block(preset, (*fixed, "algo=dualquery", "T=1", *dq_grid), row, role)]
+    blocks = [Block(preset, (*fixed, "algo=dualquery", "T=1", *DQ_GRID), row, role)]
+    if zcdp:
+        blocks.append(Block(preset, (*fixed, "algo=dualquery", "T=1", *DQ_GRID,
+                                     "algo.accounting=zcdp"), row, role))
     if mwem:
         blocks.append(Block(preset, (*fixed, "algo=mwem"), row, role))
     return blocks
 
 
-def _mixture(preset: str, row: str, role: str, extra: tuple[str, ...]) -> Block:
-    """Best mixture error (non-private, MW with 100 iterations) of every public of the row."""
-    return Block(preset, (*extra, "algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1"),
-                 row, role)
+def _references(preset: str, row: str, extra: tuple[str, ...] = ()) -> list[Block]:
+    """The ε-free lines of every public of the row: the public data alone (public only) and its
+    best mixture error (exact LP and the paper's MW estimate, non-private)."""
+    fixed = (*extra, "eps=1.0", "T=1")
+    return [Block(preset, (*fixed, "algo=public_only"), row),
+            Block(preset, (*fixed, *MIXTURE), row)]
 
 
-DQ_GRID = ("algo.eta=2.0,4.0", "algo.samples=25,50")
+#: the best mixture blocks: exact LP within 60 s (else the MW estimate stands, labelled) on
+#: repetition 0 only, to bound the sweep's time.
+MIXTURE = ("algo=best_mixture", "algo.method=both", "algo.lp_time_limit=60", "runs=1")
+
+
+#: DualQuery's (η, s) grid; the optimum sat at η = 4, s = 25 (largest η, smallest s) of
+#: {2, 4} × {25, 50}, so the grid extends both ways.
+DQ_GRID = ("algo.eta=2.0,4.0,8.0", "algo.samples=10,25")
 
 
 def paper_scale_divergences(configs: list[dict]) -> list[str]:
@@ -112,15 +130,34 @@ def paper_scale_divergences(configs: list[dict]) -> list[str]:
 
 def _row(preset: str, row: str, extra: tuple[str, ...] = (), *, public0: str, mwem: bool,
          role: str = "test", publics: str | None = None) -> list[Block]:
+    """PMW^Pub on ``row``; on test rows also the references and the baselines (the paper tunes
+    the baselines by their best average, so they need no validation runs)."""
     extra = (*extra, f"public={publics}") if publics else extra
-    return [Block(preset, extra, row, role), _mixture(preset, row, role, extra),
+    if role == "validation":
+        return [Block(preset, extra, row, role)]
+    return [Block(preset, extra, row, role), *_references(preset, row, extra),
             *_baselines(preset, row, role, tuple(e for e in extra if not e.startswith("public=")),
-                        public0, mwem, DQ_GRID)]
+                        public0, mwem)]
+
+
+def _fraction_rows(preset: str, publics: dict[str, str]) -> list[Block]:
+    """Fig. 3: one row per public source (the preset sweeps its fraction p), each with its
+    references and the (shared) baselines, DualQuery under both accountings."""
+    blocks = []
+    for row, public in publics.items():
+        blocks += [Block(preset, (f"public={public}",), row),
+                   *_references(preset, row, (f"public={public}",)),
+                   *_baselines(preset, row, "test", (), next(iter(publics.values())), False,
+                               zcdp=True)]
+    return blocks
 
 
 _PAPER_SCALE_ROW = "full-ACS shape, synthetic"
 _NIST_FULL = ("dataset.reduced=false", "workload.k=3")
 _NIST_TX = ("dataset.region=tx",)
+_SHIFT_EPS = ("eps=0.1,0.25,0.5,1.0",)
+_SHIFT_NATIONAL = (*_NIST_FULL, "dataset.region=national", *_SHIFT_EPS)
+_SHIFT_TX = (*_NIST_FULL, *_NIST_TX, *_SHIFT_EPS)
 _ACS_FULL = ("dataset.reduced=false", "workload.k=3", "workload.size=4096")
 _ACS_GA = ("dataset.state=GA",)
 _ACS_GA_PUBLICS = "{year:2014},{state:NC},{state:CA},{state:TX},{state:NY},{state:FL},{state:IL}"
@@ -131,8 +168,10 @@ _ACS_VAL_GA = ",".join(f"{{state:{s},year:2018}}" for s in ("NC", *_ACS_LARGE))
 ARTEFACTS = {a.name: a for a in [
     Artefact("fig2", "results/fig2_adult_bias", (
         Block("fig2_adult_bias", (), "ADULT"),
+        Block("fig2_adult_bias", ("algo=public_only", "eps=1.0", "T=1"), "ADULT"),
         Block("fig2_adult_bias_dualquery", (), "ADULT"),
-        Block("fig2_adult_bias_mixture", (), "ADULT")),
+        Block("fig2_adult_bias_dualquery", ("algo.accounting=zcdp",), "ADULT"),
+        Block("fig2_adult_bias_mixture", MIXTURE[2:], "ADULT")),
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs DualQuery"),
     Artefact("fig1_nist", "results/fig1_nist", (
         *_row("fig1_nist", "reduced, private MA-2019", public0="{year:2018}", mwem=True),
@@ -152,16 +191,17 @@ ARTEFACTS = {a.name: a for a in [
                                                      "dataset.year=2018"),
               public0="{region:national,year:2019}", mwem=False, role="validation",
               publics="{region:national,year:2019},{region:ma,year:2019}")),
-        tuning="validation",
         title="NIST ACS excerpts: max error vs ε (Fig. 1 layout)"),
     Artefact("fig3_nist", "results/fig3_nist", (
-        Block("fig3_nist", ("public={year:2018}",), "public MA-2018"),
-        Block("fig3_nist", ("public={region:national}",), "public NATIONAL-2019"),
-        _mixture("fig3_nist", "public MA-2018", "test", ("public={year:2018}",)),
-        _mixture("fig3_nist", "public NATIONAL-2019", "test", ("public={region:national}",)),
-        *[replace(b, row=r) for r in ("public MA-2018", "public NATIONAL-2019")
-          for b in _baselines("fig3_nist", "", "test", (), "{year:2018}", False, DQ_GRID)]),
+        *_fraction_rows("fig3_nist", {"public MA-2018": "{year:2018}",
+                                      "public NATIONAL-2019": "{region:national}"}),),
         title="NIST MA-2019, full domain, 3-way: public fraction p"),
+    Artefact("nist_shift", "results/nist_shift", (
+        *_row("fig1_nist", "full, private NATIONAL-2019", _SHIFT_NATIONAL, public0="{year:2018}",
+              mwem=False, publics="{region:ma},{region:tx},{year:2018}"),
+        *_row("fig1_nist", "full, private TX-2019", _SHIFT_TX, public0="{year:2018}",
+              mwem=False, publics="{region:ma}")),
+        title="NIST ACS excerpts, full domain, 3-way: public data from another population"),
     Artefact("table1", "results/table1", (
         Block("table1_runtime", (), "reduced"),
         Block("table1_runtime", ("algo=pmwpub", "dataset.reduced=false", "workload.k=3"),
@@ -170,10 +210,10 @@ ARTEFACTS = {a.name: a for a in [
     Artefact("fig1_paper_scale", "results/fig1_paper_scale", (
         Block("fig1_paper_scale", (), _PAPER_SCALE_ROW),
         Block("fig1_paper_scale", ("algo=public_only", "T=1", "runs=1"), _PAPER_SCALE_ROW),
-        replace(_mixture("fig1_paper_scale", _PAPER_SCALE_ROW, "test", ()),
-                overrides=("algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1", "runs=1")),
+        Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1",
+                                   "runs=1"), _PAPER_SCALE_ROW),
         *_baselines("fig1_paper_scale", _PAPER_SCALE_ROW, "test", (),
-                    "{role:public,shift:0.0}", False, DQ_GRID)),
+                    "{role:public,shift:0.0}", False)),
         notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
         title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
     Artefact("fig1_acs", "results/fig1_acs", (
@@ -190,15 +230,11 @@ ARTEFACTS = {a.name: a for a in [
         *_row("fig1_acs", "full, private GA-18", (*_ACS_FULL, *_ACS_GA, "dataset.year=2014"),
               public0="{state:NC,year:2018}", mwem=False, role="validation",
               publics=_ACS_VAL_GA)),
-        tuning="validation", needs_internet=True,
+        needs_internet=True,
         title="ACS (folktables): max error vs ε (Fig. 1)"),
     Artefact("fig3_fraction", "results/fig3_fraction", (
-        Block("fig3_fraction", ("public={year:2014}",), "public PA-14"),
-        Block("fig3_fraction", ("public={state:OH}",), "public OH-18"),
-        _mixture("fig3_fraction", "public PA-14", "test", ("public={year:2014}",)),
-        _mixture("fig3_fraction", "public OH-18", "test", ("public={state:OH}",)),
-        *[replace(b, row=r) for r in ("public PA-14", "public OH-18")
-          for b in _baselines("fig3_fraction", "", "test", (), "{year:2014}", False, DQ_GRID)]),
+        *_fraction_rows("fig3_fraction", {"public PA-14": "{year:2014}",
+                                          "public OH-18": "{state:OH}"}),),
         needs_internet=True, title="ACS PA-18, full domain, 3-way, W = 4096: public fraction"),
 ]}
 
@@ -295,52 +331,18 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
         written.append(out / "table1.md")
         summary = text
     else:
-        scored = table[table["algo"] != "best_mixture"]
-        test, validation = (scored[scored["role"] == r] for r in ("test", "validation"))
-        lines = test[["line", "row", "source", "algo"]].drop_duplicates("line")
-        chosen = select(test, tuning, validation).merge(lines, on="line")
-        chosen.to_csv(out / "selected.csv", index=False)
-        mixture = table[(table["algo"] == "best_mixture") & (table["role"] == "test")]
+        figure = build(table, tuning)
+        selected_table(figure).to_csv(out / "selected.csv", index=False)
         rows = list(dict.fromkeys(b.row for b in artefact.blocks))
-        fig = plot_artefact(chosen, mixture, test, f"{artefact.title} — T by {tuning}", rows)
-        fig.savefig(out / "figure.png", dpi=130)
+        plot_artefact(figure, f"{artefact.title} — tuning: {tuning}", rows).savefig(
+            out / "figure.png", dpi=130)
         written += [out / "selected.csv", out / "figure.png"]
-        summary = summary_table(chosen, mixture)
+        summary = summary_text(figure)
     if artefact.notes:
         summary = "\n".join([summary, *artefact.notes(plan_configs)])
     (out / "summary.md").write_text("\n".join([f"# {artefact.title}", "", *notes, "",
                                                summary, ""]))
     return written + [out / "summary.md"]
-
-
-def summary_table(chosen: pd.DataFrame, mixture: pd.DataFrame) -> str:
-    """Markdown: mean max error ± SE (selected hyper-parameters) per line and ε, and the best
-    mixture error of each public source."""
-    cell = chosen.assign(v=[f"{r['mean']:.4f} ± {r['se']:.4f} ({hyper_text(r)})"
-                            for _, r in chosen.iterrows()])
-    wide = cell.pivot(index="line", columns="eps", values="v")
-    wide["tuning"] = chosen.groupby("line")["tuning"].agg(lambda v: ", ".join(sorted(set(v))))
-    lines = ["## Max error, mean ± 1 SE over runs (selected T)", "", _markdown(wide)]
-    if not mixture.empty:
-        best = mixture.groupby(["row", "source"])["max_error"].agg(["mean", "std", "count"])
-        lines += ["", "## Best mixture error (MW, 100 iterations; mean over runs)", "",
-                  _markdown(best.round(5))]
-    return "\n".join(lines)
-
-
-def hyper_text(row: pd.Series) -> str:
-    """The selected hyper-parameters of one summary cell: T, or DualQuery's η and s."""
-    if row["algo"] == "dualquery":
-        return f"η={row['opt_eta']:g}, s={int(row['opt_samples'])}"
-    return f"T={int(row['T'])}"
-
-
-def _markdown(frame: pd.DataFrame) -> str:
-    frame = frame.reset_index()
-    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,9 +51,15 @@ def test_fig1_acs_end_to_end_with_validation(acs_root, tmp_path):
     # private sizes: the validation rows read the 2014 files, the test rows the 2018 ones
     assert set(table["dataset_year"]) == {2014, 2018}
     chosen = pd.read_csv(out / "selected.csv")
-    assert "validation" in set(chosen["tuning"])
+    assert "validation" in set(chosen[chosen["algo"] == "pmwpub"]["tuning"])
+    assert set(chosen[chosen["algo"] == "pmwpub"]["tuning"]) <= {
+        "validation", "best_average (no validation run)"}
+    assert set(chosen[chosen["algo"] == "dualquery"]["tuning"]) == {"best_average (baseline)"}
+    assert {"public_only", "best_mixture"} <= set(chosen["algo"])
     assert (out / "figure.png").stat().st_size > 10_000
-    assert "hyper-parameters (T; DualQuery η, s): validation" in (out / "summary.md").read_text()
+    summary = (out / "summary.md").read_text()
+    assert "hyper-parameters (T; DualQuery η, s): paper" in summary
+    assert "### versus public only" in summary and "### versus DualQuery" in summary
 
 
 def test_fig3_fraction_end_to_end_and_resume(acs_root, tmp_path, capsys):

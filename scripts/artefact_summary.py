@@ -1,0 +1,140 @@
+"""selected.csv and summary.md of an error figure (Liu et al. 2021, §5.5): the selected lines, the
+ε-free references (public data alone; best mixture error, exact and the paper's MW estimate),
+paired differences with 95% intervals, grid edges and degenerate DualQuery releases.
+
+Used by ``scripts/reproduce.py``; see :mod:`experiments.paired` for the statistics.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from experiments.paired import (FEW_ROUNDS, chosen_runs, few_rounds, grid_edges,
+                                mixture_reference, paired_differences, reference)
+from experiments.tuning import select
+
+REFERENCE_ALGOS = ("public_only", "best_mixture")
+
+
+@dataclass
+class Figure:
+    """What a figure and its summary show: the selected lines and the references."""
+
+    chosen: pd.DataFrame        # per (line, ε): selected hyper-parameters, mean, se, tuning
+    runs: pd.DataFrame          # per-run rows of the selected settings
+    public_only: pd.DataFrame   # per-run public-only rows (test role)
+    public_ref: pd.DataFrame    # per (row, source): public-only mean, se, runs
+    mixture_ref: pd.DataFrame   # per (row, source): exact best mixture mean, se, MW estimate
+    test: pd.DataFrame          # every test run of the private algorithms
+
+
+def build(table: pd.DataFrame, tuning: str) -> Figure:
+    """Select hyper-parameters (``tuning``) and compute the references of a collected table."""
+    test_rows = table[table["role"] == "test"]
+    private = table[~table["algo"].isin(REFERENCE_ALGOS)]
+    test, validation = (private[private["role"] == r] for r in ("test", "validation"))
+    lines = test[["line", "row", "source", "algo"]].drop_duplicates("line")
+    chosen = select(test, tuning, validation).merge(lines, on="line")
+    public_only = test_rows[test_rows["algo"] == "public_only"]
+    mixture = test_rows[test_rows["algo"] == "best_mixture"]
+    return Figure(chosen, chosen_runs(test, chosen), public_only, reference(public_only),
+                  mixture_reference(mixture) if not mixture.empty else mixture, test)
+
+
+def selected_table(fig: Figure) -> pd.DataFrame:
+    """selected.csv: the selected lines, then one ε-free row per public source for the public
+    data alone and for the best mixture error (``mean`` exact, ``mw_estimate`` the paper's)."""
+    refs = [fig.public_ref.assign(algo="public_only", tuning="ε-free"),
+            fig.mixture_ref.assign(algo="best_mixture", tuning="ε-free (exact LP)")]
+    refs = [r.assign(line=r["row"] + " / " + r["algo"] + " [" + r["source"] + "]")
+            for r in refs if not r.empty]
+    return pd.concat([fig.chosen, *refs], ignore_index=True)
+
+
+def summary_text(fig: Figure) -> str:
+    """The markdown body of summary.md."""
+    parts = [_errors(fig.chosen), _references(fig), _paired(fig), _edges(fig),
+             _degenerate(fig.runs)]
+    return "\n\n".join(p for p in parts if p)
+
+
+def _errors(chosen: pd.DataFrame) -> str:
+    cell = chosen.assign(v=[f"{r['mean']:.4f} ± {r['se']:.4f} ({hyper_text(r)})"
+                            for _, r in chosen.iterrows()])
+    wide = cell.pivot(index="line", columns="eps", values="v")
+    wide["tuning"] = chosen.groupby("line")["tuning"].agg(lambda v: ", ".join(sorted(set(v))))
+    return "\n".join(["## Max error, mean ± 1 SE over runs (selected hyper-parameters)", "",
+                      markdown(wide)])
+
+
+def _references(fig: Figure) -> str:
+    if fig.public_ref.empty and fig.mixture_ref.empty:
+        return ""
+    ref = fig.public_ref.rename(columns={"mean": "public only", "se": "public only SE"})
+    if not fig.mixture_ref.empty:
+        mix = fig.mixture_ref.rename(columns={"mean": "best mixture",
+                                              "se": "best mixture SE",
+                                              "mw_estimate": "MW-100 estimate"})
+        ref = ref.merge(mix.drop(columns="runs"), on=["row", "source"], how="outer")
+    return "\n".join(["## ε-free references per public source (mean over runs)", "",
+                      "public only: the public distribution A_0 released as is (no privacy "
+                      "spent). Best mixture error (Def. 4.1): the exact LP value, certified to "
+                      "1e-9 (`exact` True), which the shading uses; where the LP did not finish "
+                      "within its time limit the MW-100 estimate (the paper's upper estimate) "
+                      "stands in and `exact` is False.", "",
+                      markdown(ref.set_index(["row", "source"]).round(5))])
+
+
+def _paired(fig: Figure) -> str:
+    diffs = paired_differences(fig.runs, fig.public_only)
+    if diffs.empty:
+        return ""
+    diffs["cell"] = [f"{r['diff']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}] {r['verdict']}"
+                     for _, r in diffs.iterrows()]
+    out = ["## Paired differences: PMW^Pub − other, mean [95% CI] over shared runs", "",
+           "Each run uses the same private/public split for every algorithm; \"lower\" means "
+           "the whole interval is below 0 (PMW^Pub's max error is lower), \"higher\" above 0, "
+           "\"undecided\" contains 0."]
+    for versus, part in diffs.groupby("versus", sort=False):
+        wide = part.pivot(index="line", columns="eps", values="cell")
+        out += ["", f"### versus {versus}", "", markdown(wide)]
+    return "\n".join(out)
+
+
+def _edges(fig: Figure) -> str:
+    edges = grid_edges(fig.test, fig.chosen)
+    if edges.empty:
+        return "## Grid edges\n\nNo selected hyper-parameter sits at the edge of its grid."
+    grouped = edges.groupby(["line", "parameter", "grid"])
+    listing = grouped.apply(lambda g: ", ".join(f"ε={e:g}: {v:g}"
+                                                for e, v in zip(g["eps"], g["value"])))
+    return "\n".join(["## Grid edges", "", "Selected values at the smallest or largest value "
+                      "tried (the grids stop there to bound the sweep's run time on this "
+                      "machine):", "", markdown(listing.rename("selected at the edge").to_frame())])
+
+
+def _degenerate(runs: pd.DataFrame) -> str:
+    few = few_rounds(runs)
+    if few.empty:
+        return ""
+    listing = few.groupby("line").apply(lambda g: ", ".join(
+        f"ε={e:g}: {int(t)}" for e, t in zip(g["eps"], g["trace_rounds"])))
+    return "\n".join([f"## Degenerate DualQuery releases (< {FEW_ROUNDS} rounds = records)", "",
+                      markdown(listing.rename("rounds of the selected setting").to_frame())])
+
+
+def hyper_text(row: pd.Series) -> str:
+    """The selected hyper-parameters of one summary cell: T, or DualQuery's η, s and rounds."""
+    if row["algo"] == "dualquery":
+        return f"η={row['opt_eta']:g}, s={int(row['opt_samples'])}"
+    return f"T={int(row['T'])}"
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """A DataFrame (index included) as a markdown table."""
+    frame = frame.reset_index()
+    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *body])
