@@ -170,7 +170,6 @@ ARTEFACTS = {a.name: a for a in [
         Block("fig2_adult_bias", (), "ADULT"),
         Block("fig2_adult_bias", ("algo=public_only", "eps=1.0", "T=1"), "ADULT"),
         Block("fig2_adult_bias_dualquery", (), "ADULT"),
-        Block("fig2_adult_bias_dualquery", ("algo.accounting=zcdp",), "ADULT"),
         Block("fig2_adult_bias_mixture", MIXTURE[2:], "ADULT")),
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs DualQuery"),
     Artefact("fig1_nist", "results/fig1_nist", (
