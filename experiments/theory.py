@@ -10,12 +10,14 @@ results folder).  Usage::
 or ``run_theory(cfg)`` from another Hydra app (``cfg.experiment`` or the preset node itself).
 Every experiment writes one JSON record per finished (setting, n) block through
 ``pubpriv_core.learning.RecordStore`` under ``<out>/records`` and skips existing ones, so an
-interrupted run resumes.
+interrupted run resumes; each finished block is a timestamped ``block done: <key>`` line on
+stderr (the progress of a run that takes minutes to an hour).
 """
 from __future__ import annotations
 
 import importlib
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Callable
@@ -75,11 +77,19 @@ def compose(argv: list[str]) -> DictConfig:
         return hydra_compose(overrides=["+" + presets[0], *rest])
 
 
+def progress_logging() -> None:
+    """One timestamped ``block done: <key>`` line on stderr per finished block (also in joblib
+    workers, which call this before storing; a no-op where logging is already set up)."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s",
+                        datefmt="%H:%M:%S")
+
+
 def main(argv: list[str] | None = None) -> None:
     """CLI: bad input (unknown preset or key, unknown experiment, a bad value) is one line on
     stderr and exit status 2, as in ``run.py``."""
     from experiments.cli import fail, hydra_error_line
 
+    progress_logging()
     try:
         cfg = compose(sys.argv[1:] if argv is None else argv)
         print(OmegaConf.to_yaml(cfg))

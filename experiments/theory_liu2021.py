@@ -19,7 +19,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
-from experiments.theory import register, write_summary
+from experiments.theory import progress_logging, register, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore
@@ -59,6 +59,7 @@ def pmwpub_record(setting: lv.Setting, n: int, m: int, trial: int, eps_grid, T_g
 
 def _compute_and_store(root: str, key: str, fn, args) -> None:
     """Worker: compute one record and write it atomically (so an interrupted sweep resumes)."""
+    progress_logging()
     RecordStore(root).put(key, fn(*args))
 
 

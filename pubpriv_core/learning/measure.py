@@ -12,6 +12,7 @@ as one JSON record (temp file + ``os.replace``) so a killed sweep resumes where 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -23,6 +24,7 @@ from joblib import Parallel, delayed
 from scipy import stats
 
 TrialFn = Callable[[int, np.random.Generator], "float | bool"]
+log = logging.getLogger(__name__)
 
 
 def clopper_pearson_lower(successes: int, trials: int, confidence: float = 0.95) -> float:
@@ -57,12 +59,14 @@ class RecordStore:
         return json.loads(p.read_text()) if p.exists() else None
 
     def put(self, key: str, record: dict) -> None:
+        """Store ``record`` under ``key`` (atomically) and log it: the theory runner's progress."""
         p = self.path(key)
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp_", suffix=".json")
         with os.fdopen(fd, "w") as fh:
             json.dump(record, fh)
         os.replace(tmp, p)
+        log.info("block done: %s", key)
 
     def records(self, prefix: str = "") -> list[dict]:
         base = self.root / prefix if prefix else self.root
