@@ -138,8 +138,9 @@ def _baselines(ax, fig, row: str) -> None:
     few = few_rounds(fig.runs[fig.runs["row"] == row])
     few = few[~few["line"].str.contains("zCDP", regex=False)]
     if not few.empty:
-        ax.text(0.02, 0.02, f"DualQuery < {FEW_ROUNDS} rounds at ε ≤ {few['eps'].max():g}",
-                transform=ax.transAxes, fontsize=6, color="tab:orange")
+        ax.text(0.02, 0.97, f"DualQuery < {FEW_ROUNDS} rounds (records) at ε ≤ "
+                f"{few['eps'].max():g}", transform=ax.transAxes, fontsize=6, va="top",
+                color="tab:orange", bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
 
 
 def draw_panel(ax, fig, row: str, source: str) -> None:
@@ -149,13 +150,19 @@ def draw_panel(ax, fig, row: str, source: str) -> None:
     _errorbar(ax, mine, color="tab:blue", label=f"PMW^Pub ({source})")
     _reference(ax, fig.public_ref, row, source, "public only", color="tab:blue")
     _baselines(ax, fig, row)
+    _shade(ax, fig, row, source)
+    ax.set_title(tex(f"{row}: {source}"), fontsize=8)
+
+
+def _shade(ax, fig, row: str, source: str) -> None:
+    """Shade below the best mixture error of ``source`` (exact, or the labelled MW estimate)."""
     best = fig.mixture_ref[(fig.mixture_ref["row"] == row) & (fig.mixture_ref["source"] == source)]
-    if not best.empty:
-        value, exact = float(best["mean"].iloc[0]), bool(best["exact"].iloc[0])
-        ax.axhspan(0, value, color="tab:gray", alpha=0.3,
-                   label=f"below best mixture error ({value:.4f}"
-                         f"{'' if exact else ', MW estimate'})")
-    ax.set_title(f"{row}: {source}", fontsize=8)
+    if best.empty:
+        return
+    value, exact = float(best["mean"].iloc[0]), bool(best["exact"].iloc[0])
+    ax.axhspan(0, value, color="tab:gray", alpha=0.3,
+               label=f"below best mixture error of {source} ({value:.4f}"
+                     f"{'' if exact else ', MW estimate'})")
 
 
 def draw_fractions(ax, fig, row: str) -> None:
@@ -167,7 +174,8 @@ def draw_fractions(ax, fig, row: str) -> None:
         _errorbar(ax, mine[mine["source"] == source], color=color, label=f"PMW^Pub p={p}")
         _reference(ax, fig.public_ref, row, source, f"public only p={p}", color=color)
     _baselines(ax, fig, row)
-    ax.set_title(f"{row}: PMW^Pub by public fraction p", fontsize=8)
+    _shade(ax, fig, row, sources[0])
+    ax.set_title(tex(f"{row}: PMW^Pub by public fraction p"), fontsize=8)
 
 
 def draw_overview(ax, fig, row: str) -> None:
@@ -181,7 +189,7 @@ def draw_overview(ax, fig, row: str) -> None:
         if "(zCDP)" not in line:
             _errorbar(ax, part, color="black", ls="--", label=line.split(" / ")[-1])
     ax.set_yscale("log")
-    ax.set_title(f"{row}: all public sources (log scale)", fontsize=8)
+    ax.set_title(tex(f"{row}: all public sources (log scale)"), fontsize=8)
 
 
 def _layout(keys: list[tuple[str, str]]) -> list[list[tuple[str, tuple]]]:
@@ -205,7 +213,7 @@ def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
     keys = sorted(panels(fig_data.chosen), key=lambda k: order.get(k[0], len(order)))
     layout = _layout(keys)
     ncols = max(len(r) for r in layout)
-    figure, axes = plt.subplots(len(layout), ncols, figsize=(3.6 * ncols, 3.1 * len(layout)),
+    figure, axes = plt.subplots(len(layout), ncols, figsize=(5.4 * ncols, 3.2 * len(layout)),
                                 squeeze=False)
     eps = sorted(set(fig_data.chosen["eps"].dropna()))
     for i, line in enumerate(layout):
@@ -216,26 +224,23 @@ def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
                 continue
             kind, key = line[j]
             DRAW[kind](ax, fig_data, *key)
-            _axes(ax, eps, outside=kind == "overview")
+            _axes(ax, eps)
     runs = int(fig_data.test.groupby("config_hash")["run"].nunique().max())
     figure.suptitle(tex(title) + f"\nmax error, mean ± 1 SE over {runs} runs; dashed: public "
-                    "data alone (± 1 SE band); shaded: below the exact best mixture error "
-                    "(unachievable by PMW$^{Pub}$)", fontsize=9)
+                    "data alone (± 1 SE band);\nshaded: below the best mixture error of the "
+                    "public support (unachievable by PMW$^{Pub}$)", fontsize=9)
     figure.tight_layout()
     return figure
 
 
-def _axes(ax, eps: list[float], outside: bool) -> None:
+def _axes(ax, eps: list[float]) -> None:
     ax.set_xscale("log")
     ax.set_xticks(eps)
     ax.set_xticklabels([f"{e:g}" for e in eps], fontsize=6)
     ax.minorticks_off()
     ax.set_xlabel("ε")
     ax.set_ylabel("max error")
-    if outside:
-        ax.legend(fontsize=5.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.7)
-    else:
-        ax.legend(fontsize=5, loc="best", framealpha=0.7)
+    ax.legend(fontsize=5.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.7)
 
 
 def runtime_table(table: pd.DataFrame, machine: str, domain_sizes: dict[str, int]) -> str:
