@@ -45,7 +45,8 @@ from artefact_summary import build, selected_table, summary_text  # noqa: E402
 from collect import collect  # noqa: E402
 from plot_figures import line_labels, plot_artefact, runtime_table  # noqa: E402
 
-from experiments.cli import UserError  # noqa: E402
+from experiments.cli import (EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, UserError,  # noqa: E402
+                             interrupted, write_failure)
 from experiments.store import config_hash  # noqa: E402
 from experiments.sweep import expand, compose_jobs, run_sweep  # noqa: E402
 from experiments.tuning import METHODS  # noqa: E402
@@ -366,8 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     settings += [f"results_dir={args.results_dir}"] if args.results_dir else []
     out = Path(args.out or (f"runs/quick/{artefact.name}" if args.quick else artefact.out))
     jobs = 1 if artefact.kind == "runtime" else args.jobs
+    folders: list[str] = []
     try:
         work = plan(artefact, settings, args.quick)
+        folders = sorted({cfg["results_dir"] for cfg in work.configs})
         report = None if args.no_run else run_sweep(work.configs, n_jobs=jobs)
         table = collect_plan(work)
         notes = run_notes(args, artefact, tuning, report, jobs, time.perf_counter() - tick)
@@ -376,7 +379,13 @@ def main(argv: list[str] | None = None) -> int:
         written = write_outputs(artefact, table, tuning, out, notes, work.configs)
     except (UserError, ValueError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
+    except OSError as err:                # disk full, read-only, permissions: one line
+        print(f"error: {write_failure(err, folders)}", file=sys.stderr)
+        return EXIT_FAULT
+    except KeyboardInterrupt:
+        print(interrupted(folders), file=sys.stderr)
+        return EXIT_INTERRUPTED
     for path in written:
         print(f"wrote {path}")
     print(f"{artefact.name}: wall time {time.perf_counter() - tick:.1f} s ({machine()})")

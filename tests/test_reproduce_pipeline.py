@@ -86,3 +86,21 @@ def test_runtime_table_names_the_machine_and_refuses_mwem_full():
     assert "| reduced | PMW^Pub | 0.0200 ± 0.0100 | 2 |" in text
     assert "| reduced | MWEM | 0.3000 ± 0.1000 | 2 | 100 | 10 | domain X, 97,200 cells |" in text
     assert "| full | MWEM | infeasible: the runner refuses domain size 2.9e+14" in text
+
+
+@pytest.mark.parametrize("fault, status, words", [
+    (KeyboardInterrupt(), 130, "interrupted: 0 records kept in"),
+    (OSError(28, "No space left on device", "/full/disk"), 1,
+     "error: cannot write /full/disk: No space left on device")])
+def test_reproduce_faults_are_one_line(fault, status, words, tmp_path, monkeypatch, capsys):
+    """Ctrl-C and a failed write during an artefact's sweep: one line, its exit status."""
+    def broken_sweep(*args, **kwargs):
+        raise fault
+
+    monkeypatch.setattr(reproduce, "run_sweep", broken_sweep)
+    argv = ["fig1_paper_scale", "--quick", "--jobs", "1", "--results-dir", str(tmp_path / "runs"),
+            "--out", str(tmp_path / "out")]
+    assert reproduce.main(argv) == status
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(words)
+    assert not (tmp_path / "out").exists()
