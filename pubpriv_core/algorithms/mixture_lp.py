@@ -12,13 +12,14 @@ constant floor t ≥ c. Two solvers:
   cells (first: those worst answered by the anchor, the public distribution) and a level τ, a
   lower bound on f (first: c). Each round finds the μ closest in ℓ1 to the anchor with
   |a_q − (Mμ)_q| ≤ τ on S; if there is none, τ rises to max(c, value of the LP restricted to S),
-  a relaxation of f, and the search is repeated. The cells that μ answers worse than τ + ``TOL``
-  join S (most violated first); when there are none, μ is within ``TOL`` = 1e-9 of optimal:
+  a relaxation of f, and the search is repeated. While some cell outside S is answered worse
+  than τ + ``TOL``, the cells answered worse than (1 − ``MARGIN``)·τ join S (most violated
+  first, at most ``batch`` per round; the margin saves rounds); when there are none, μ is
+  within ``TOL`` = 1e-9 of optimal:
   ``lower`` = τ ≤ f ≤ ``value`` = max error of μ ≤ τ + TOL. Staying close to the anchor keeps μ
   dense, so the cells outside S stay answered about as well as by the public data (an LP vertex
   restricted to S is sparse and answers them badly).
 """
-
 from __future__ import annotations
 
 import time
