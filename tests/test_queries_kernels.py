@@ -183,6 +183,7 @@ def _large_pass(codes, plan, size):
     return out
 
 
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")   # JAX's, when its tests ran first
 def test_parallel_passes_survive_fork_and_python_threads():
     """The parallel kernels run in a forked child after the parent used them, and from several
     Python threads at once (calls are serialised), with the same answers."""
