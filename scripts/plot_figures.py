@@ -5,7 +5,7 @@
 
 Figures (§5.5 layout): max error against ε on a log x-axis with a tick at every ε of the grid,
 the mean over runs with ± one standard error bars, one panel per (figure row, public source),
-each with its own y range and the sources in the same column order in every row; in each panel
+each with its own log y range and the sources in the same column order in every row; in each panel
 PMW^Pub with that public source, the public data alone (ε-free, dashed, ± 1 SE band), the row's
 baselines (MWEM, DualQuery with the paper's calibration; a note where DualQuery releases fewer
 than 20 records) and, shaded, the area below the source's exact best mixture error (Def. 4.1),
@@ -160,6 +160,7 @@ def _shade(ax, fig, row: str, source: str) -> None:
     if best.empty:
         return
     value, exact = float(best["mean"].iloc[0]), bool(best["exact"].iloc[0])
+    ax.axhline(value, color="tab:gray", lw=0.8)
     ax.axhspan(0, value, color="tab:gray", alpha=0.3,
                label=f"below best mixture error of {source} ({value:.4f}"
                      f"{'' if exact else ', MW estimate'})")
@@ -188,8 +189,7 @@ def draw_overview(ax, fig, row: str) -> None:
     for line, part in base.groupby("line"):
         if "(zCDP)" not in line:
             _errorbar(ax, part, color="black", ls="--", label=line.split(" / ")[-1])
-    ax.set_yscale("log")
-    ax.set_title(tex(f"{row}: all public sources (log scale)"), fontsize=8)
+    ax.set_title(tex(f"{row}: all public sources"), fontsize=8)
 
 
 def _layout(keys: list[tuple[str, str]]) -> list[list[tuple[str, tuple]]]:
@@ -234,7 +234,12 @@ def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
 
 
 def _axes(ax, eps: list[float]) -> None:
+    """Log axes (errors span 1e-3–1, so a linear y flattens PMW^Pub under the baselines)."""
     ax.set_xscale("log")
+    ax.set_yscale("log")
+    drawn = [y for line in ax.get_lines() for y in np.asarray(line.get_ydata(), float) if y > 0]
+    if drawn:
+        ax.set_ylim(bottom=min(drawn) / 1.5)
     ax.set_xticks(eps)
     ax.set_xticklabels([f"{e:g}" for e in eps], fontsize=6)
     ax.minorticks_off()
