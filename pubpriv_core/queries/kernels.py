@@ -76,13 +76,23 @@ def _fill_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, ds
     cells that have pairs, and those are reset (a pass costs no O(table) work beyond its pairs)."""
     count = values.size
     table = block[:cells[g]]
+    if chunk >= count:      # one block: kept apart, LLVM compiles this loop twice as fast
+        _block_sums(codes, attrs[g], strides[g], ks[g], values, 0, count, table, ids)
+        _flush(table, pair_start[g], pair_start[g + 1], src, dst, out)
+        return
     for lo in range(0, count, chunk):
         _block_sums(codes, attrs[g], strides[g], ks[g], values, lo, min(lo + chunk, count),
                     table, ids)
-        for j in range(pair_start[g], pair_start[g + 1]):
-            out[dst[j]] += table[src[j]]
-        for j in range(pair_start[g], pair_start[g + 1]):
-            table[src[j]] = 0.0
+        _flush(table, pair_start[g], pair_start[g + 1], src, dst, out)
+
+
+@nb.njit(nogil=True, cache=True)
+def _flush(table, first, last, src, dst, out):
+    """out[dst[j]] += table[src[j]] for the pairs first..last−1, then those cells reset to 0."""
+    for j in range(first, last):
+        out[dst[j]] += table[src[j]]
+    for j in range(first, last):
+        table[src[j]] = 0.0
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
