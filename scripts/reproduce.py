@@ -209,7 +209,7 @@ ARTEFACTS = {a.name: a for a in [
         kind="runtime", title="Per-iteration run time (one process)"),
     Artefact("fig1_paper_scale", "results/fig1_paper_scale", (
         Block("fig1_paper_scale", (), _PAPER_SCALE_ROW),
-        Block("fig1_paper_scale", ("algo=public_only", "T=1", "runs=1"), _PAPER_SCALE_ROW),
+        Block("fig1_paper_scale", ("algo=public_only", "eps=1.0", "T=1"), _PAPER_SCALE_ROW),
         Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1",
                                    "runs=1"), _PAPER_SCALE_ROW),
         *_baselines("fig1_paper_scale", _PAPER_SCALE_ROW, "test", (),
