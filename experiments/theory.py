@@ -1,4 +1,4 @@
-"""Runner for the theory papers' experiments (issue 7).
+"""Runner for the theory papers' experiments.
 
 ``REGISTRY`` maps an experiment name to ``fn(cfg) -> None``; a paper module registers itself with
 ``@register("beimel2014")`` and is imported on demand as ``experiments.theory_<name>``.  A preset

@@ -1,4 +1,4 @@
-"""Bassily et al. 2020 theory experiments (issue 7): APAP vs private-only PMW as N grows; stumps.
+"""Bassily et al. 2020 theory experiments: APAP vs private-only PMW as N grows; stumps.
 
 Sections (resumable through ``RecordStore`` records under ``<out>/records``):
 - ``apap``: empirical n*(α, β) of APAP (m public draws, PMW on the representative domain) and of

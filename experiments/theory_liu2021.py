@@ -1,4 +1,4 @@
-"""Liu et al. 2021 theory experiments (issue 7) on the synthetic pair with known μ, ν.
+"""Liu et al. 2021 theory experiments on the synthetic pair with known μ, ν.
 
 - ``mixture``: best mixture error f_{D̃,Q}(X̂) against the public size m, for several public
   shifts, next to the α that Prop 4.3 certifies at that m from the exact D_2 and D_∞ (exact LP up

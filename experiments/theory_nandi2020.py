@@ -1,4 +1,4 @@
-"""Nandi & Bassily 2020 theory experiments (issue 7): PCQR sample complexity against m.
+"""Nandi & Bassily 2020 theory experiments: PCQR sample complexity against m.
 
 Sections (each resumable through ``RecordStore`` records under ``<out>/records``):
 - ``pcqr``: empirical n*(α, β) of A_AgPrivCl (scaled mode) and of the BTT18 baseline as the number

@@ -9,7 +9,7 @@ T = 100. Prints, single process:
 * PMW^Pub: time per iteration and max error with the §5.3 replay (paper default), without it,
   and with the research code's selection (target ≤ 3 ms per iteration);
 * a plain numpy loop that recomputes every answer by ``bincount`` each iteration (the reference
-  the issue quotes at ≈ 10 ms here), timed in the same run;
+  the spec quotes at ≈ 10 ms here), timed in the same run;
 * MWEM on the NIST reduced domain (|X| = 97,200) with all 84 3-way marginals (target ≤ 3 ms per
   iteration), and its engine: one full answer vector by the reduction tree of
   :class:`~pubpriv_core.queries.DomainAnswerer` against the support engine run on all |X| records;

@@ -23,7 +23,7 @@ import pandas as pd
 
 from experiments.store import ResultsStore, scan
 
-#: the leading columns, in this order (the issue's required set plus the public parameters).
+#: the leading columns, in this order (the required set plus the public parameters).
 COLUMNS = ["algo", "dataset", "public", "eps", "delta", "rho", "T", "k", "workload_size",
            "num_queries", "run", "seed", "n_private", "n_public", "support_size", "max_error",
            "mean_error", "runtime_s", "per_iter_s", "config_hash", "delta_bias",

@@ -238,7 +238,7 @@ ARTEFACTS = {a.name: a for a in [
         needs_internet=True, title="ACS PA-18, full domain, 3-way, W = 4096: public fraction"),
 ]}
 
-#: the preset names of the issue, as synonyms of the artefact names
+#: the preset names, as synonyms of the artefact names
 ALIASES = {"fig2_adult_bias": "fig2", "table1_runtime": "table1"}
 
 

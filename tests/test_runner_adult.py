@@ -1,5 +1,5 @@
-"""The ADULT command of the issue (PMW^Pub, biased public with Δ = 0, 3-way W = 256, T = 100),
-one repetition: the record's sizes follow the design and the error is near the paper's."""
+"""The ADULT command of the paper's Fig. 2 setting (PMW^Pub, biased public with Δ = 0, 3-way,
+W = 256, T = 100), one repetition: the record's sizes follow the design and the error is near the paper's."""
 import pytest
 
 from experiments.cli import compose_config
