@@ -66,6 +66,26 @@ def one_configuration(rows: int, W: int) -> dict:
             "pass_bytes": pass_bytes}
 
 
+def positive_ints(text: str) -> list[int]:
+    """Comma-separated positive integers (argparse turns the error into one usage line)."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers such as 1000,4000, "
+                                         f"got {text!r}")
+    return values
+
+
+def positive_int(text: str) -> int:
+    """One positive integer."""
+    values = positive_ints(text)
+    if len(values) != 1:
+        raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
+    return values[0]
+
+
 def memory_bandwidth(gib: float = 1.0, repeats: int = 5) -> float:
     """Bytes per second read by ``numpy.sum`` over a ``gib``-GiB float64 array (best of repeats)."""
     data = np.ones(int(gib * 2 ** 30) // 8)
@@ -111,23 +131,24 @@ def main() -> None:
     import pandas as pd
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,4000,16000,64000,130000")
-    parser.add_argument("--workloads", default="256,1024,4096")
-    parser.add_argument("--threads", type=int, default=None,
+    parser.add_argument("--sizes", type=positive_ints, default="1000,4000,16000,64000,130000")
+    parser.add_argument("--workloads", type=positive_ints, default="256,1024,4096")
+    parser.add_argument("--threads", type=positive_int, default=None,
                         help="numba threads per configuration (default: all cores)")
     parser.add_argument("--out", default="results/bench")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        rows, W = (int(v) for v in args.child.split(","))
+        rows, W = positive_ints(args.child)
         print(json.dumps(one_configuration(rows, W)))
         return
     print(f"load average {os.getloadavg()[0]:.2f}", flush=True)
     records = []
-    for W in (int(v) for v in args.workloads.split(",")):
-        for rows in (int(v) for v in args.sizes.split(",")):
-            record = run_child(rows, W, args.threads)
-            record["threads"] = args.threads or os.cpu_count()
+    threads = args.threads
+    for W in args.workloads:
+        for rows in args.sizes:
+            record = run_child(rows, W, threads)
+            record["threads"] = threads or os.cpu_count()
             records.append(record)
             print(f"support {record['support']:>7,}  W {W:>5}  tables {record['tables']:>5}  "
                   f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"

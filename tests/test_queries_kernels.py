@@ -1,19 +1,17 @@
 """The compiled support engine against brute force, against the bincount arithmetic of a cell-id
 table, across plans (one table per marginal, super-marginals) and thread counts."""
-import itertools
-
 import numba
 import numpy as np
-import pandas as pd
 import pytest
 
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
 from pubpriv_core.data import public as public_sources
-from pubpriv_core.data.domain import Domain
+from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.data.synthetic import load_synthetic
 from pubpriv_core.queries import MarginalWorkload, SupportAnswerer, answer_records, kernels
 from pubpriv_core.queries import plan as plan_module
 from pubpriv_core.queries.plan import MarginalPlan, cell_budget
+from test_queries_engine import brute_force
 
 
 def random_case(seed: int):
@@ -30,19 +28,6 @@ def random_case(seed: int):
     return workload, records, rng.random(m)
 
 
-def groupby_answers(workload, records, weights) -> np.ndarray:
-    """Every cell's weight by a pandas group-by (the engine's cell order)."""
-    frame = pd.DataFrame(records, columns=workload.domain.attributes)
-    frame["w"] = weights
-    out = []
-    for w in range(workload.num_marginals):
-        names = list(workload.attribute_names(w))
-        sums = frame.groupby(names)["w"].sum()
-        for cell in itertools.product(*[range(workload.domain[n]) for n in names]):
-            out.append(sums.get(cell if len(cell) > 1 else cell[0], 0.0))
-    return np.array(out)
-
-
 def cell_table_answers(workload, records, weights) -> np.ndarray:
     """The arithmetic of an (m, W) cell-id table: one row-ordered bincount."""
     ids = workload.cell_ids(records)
@@ -52,7 +37,7 @@ def cell_table_answers(workload, records, weights) -> np.ndarray:
 @pytest.mark.parametrize("seed", range(12))
 def test_answers_match_groupby_and_cell_table(seed):
     workload, records, weights = random_case(seed)
-    expected = groupby_answers(workload, records, weights)
+    expected = brute_force(Dataset(records, workload.domain), workload, weights)
     table = cell_table_answers(workload, records, weights)
     np.testing.assert_allclose(table, expected, rtol=0, atol=1e-12)
     for budget in (0, 8, 64, 10 ** 6):
@@ -78,8 +63,9 @@ def test_changes_of_rows_match_recomputation(seed):
             kernels.add_marginals_of_rows(codes, rows, values, plan, out)
             expected = np.zeros(len(records))
             expected[rows] = values
-            np.testing.assert_allclose(out, groupby_answers(workload, records, expected),
-                                       rtol=0, atol=1e-12)
+            np.testing.assert_allclose(
+                out, brute_force(Dataset(records, workload.domain), workload, expected),
+                rtol=0, atol=1e-12)
             if budget == 0:
                 ids = workload.cell_ids(records[rows])
                 np.testing.assert_array_equal(out, np.bincount(
@@ -136,7 +122,7 @@ def test_plan_covers_every_marginal_once_within_budget():
     workload = MarginalWorkload.random(load_synthetic("adult", n=10).domain, 3, 200, 1)
     for budget in (0, 500, 4096):
         plan = MarginalPlan.build(workload, budget)
-        table = np.repeat(np.arange(plan.num_tables), np.diff(plan.pair_start))
+        table = plan.pair_table
         owner = np.full(workload.num_queries, -1)
         for g in range(plan.num_tables):      # each query is fed by exactly one table
             targets = np.unique(plan.dst[table == g])

@@ -78,17 +78,15 @@ class SupportAnswerer:
         plan = MarginalPlan.build(workload, cell_budget(self.size, workload))
         counts = np.zeros(int(plan.table_start[-1]))
         kernels.add_marginals(self.codes, np.ones(self.size), plan.tables(), counts)
-        self._present_ids = np.flatnonzero(np.bincount(
-            plan.dst, counts[plan.table_start[np.repeat(np.arange(plan.num_tables),
-                                                        np.diff(plan.pair_start))] + plan.src],
-            minlength=workload.num_queries))
+        reached = plan.reached(counts)
+        self._present_ids = np.unique(plan.dst[reached])
         self.queries = self._present_ids if present_only else None
         position = np.arange(workload.num_queries)
         if present_only:
             position = np.full(workload.num_queries, -1, dtype=np.int64)
             position[self.queries] = np.arange(self.queries.size)
         # cells no support row falls in hold 0 for every weighting: their pairs are dropped
-        self.plan = plan.restrict(counts, position)
+        self.plan = plan.restrict(reached, position)
         # past this many touched rows, recomputing every answer beats adding their changes
         self.incremental_limit = self.size // 4
 

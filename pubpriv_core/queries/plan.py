@@ -81,22 +81,29 @@ class MarginalPlan:
     def tables(self) -> "MarginalPlan":
         """The same tables, each cell written to its own slot of the concatenated tables."""
         start = self.table_start
-        return replace(self, pair_start=start, src=_local_cells(self.cells),
+        return replace(self, pair_start=start, src=_local_cells(self.cells, start),
                        dst=np.arange(start[-1], dtype=np.int64))
 
-    def restrict(self, table_counts: np.ndarray, position: np.ndarray) -> "MarginalPlan":
-        """Only the pairs of table cells with a non-zero count (other cells hold 0 for every
+    @property
+    def pair_table(self) -> np.ndarray:
+        """The table of every pair."""
+        return np.repeat(np.arange(self.num_tables), np.diff(self.pair_start))
+
+    def reached(self, table_counts: np.ndarray) -> np.ndarray:
+        """Which pairs read a table cell with a non-zero count (``table_counts`` as filled by a
+        pass of :meth:`tables`)."""
+        return table_counts[self.table_start[self.pair_table] + self.src] > 0
+
+    def restrict(self, keep: np.ndarray, position: np.ndarray) -> "MarginalPlan":
+        """Only the pairs where ``keep`` holds (e.g. :meth:`reached`: other cells hold 0 for every
         weighting of the rows counted), outputs renumbered by ``position`` (global → own)."""
-        table = np.repeat(np.arange(self.num_tables), np.diff(self.pair_start))
-        keep = table_counts[self.table_start[table] + self.src] > 0
-        counts = np.bincount(table[keep], minlength=self.num_tables)
+        counts = np.bincount(self.pair_table[keep], minlength=self.num_tables)
         return replace(self, pair_start=np.concatenate([[0], np.cumsum(counts)]),
                        src=self.src[keep], dst=position[self.dst[keep]].astype(np.int64))
 
 
-def _local_cells(cells: np.ndarray) -> np.ndarray:
-    """0..cells[g]−1 for every table g, concatenated."""
-    start = np.concatenate([[0], np.cumsum(cells)])
+def _local_cells(cells: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """0..cells[g]−1 for every table g, concatenated (``start``: the tables' offsets)."""
     return (np.arange(start[-1]) - np.repeat(start[:-1], cells)).astype(np.int32)
 
 
