@@ -3,25 +3,30 @@
 
     python run.py                                   # default: synthetic data, PMW^Pub, 5 runs
     python run.py -m algo=pmwpub,mwem eps=0.1,0.5,1  # a sweep: one job per combination
+    python run.py experiment=theory_<paper> [key=value ...]   # a theory paper's experiment
 
-Every job of the command line is composed and checked first (:mod:`experiments.cli`); bad input
+A theory preset is handed to the theory runner (:mod:`experiments.theory.runner`). Otherwise every
+job of the command line is composed and checked first (:mod:`experiments.release.cli`); bad input
 prints one ``error:`` line and exits with status 2 before anything is written; a failed write
-(disk full, read-only) is one line and status 1, Ctrl-C one line and status 130. Each job then runs
-its repetitions (:mod:`experiments.query_release`) and stores one record per repetition under
-``results_dir``; collect them with ``python scripts/collect.py RESULTS_DIR -o OUT.csv``.
+(disk full, read-only) is one line and status 1, Ctrl-C one line and status 130. Each job then
+runs its repetitions (:mod:`experiments.release.query_release`) and stores one record per
+repetition under ``results_dir``; collect them with
+``python scripts/collect.py RESULTS_DIR -o OUT.csv``.
 """
 from __future__ import annotations
 
 import logging
+import sys
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from experiments.checks import ConfigError
-from experiments.cli import EXIT_FAULT, fail, main, to_plain, write_failure
-from experiments.query_release import run_config
-from experiments.store import RUNTIME_KEYS
+from experiments.console import EXIT_FAULT, fail, write_failure
+from experiments.release.checks import ConfigError
+from experiments.release.cli import main, to_plain
+from experiments.release.query_release import run_config
+from experiments.release.store import RUNTIME_KEYS
 from pubpriv_core.data.paths import DataUnavailableError
 
 log = logging.getLogger("run")
@@ -53,5 +58,16 @@ def job_keys() -> str:
     return f" [{' '.join(shown)}]" if shown else ""
 
 
+def dispatch(argv: list[str]) -> None:
+    """A theory preset goes to the theory runner (a sweep flag is ignored there), anything else
+    to the checked Hydra app."""
+    if any(a.startswith("experiment=theory_") for a in argv):
+        from experiments.theory.runner import main as theory_main
+
+        theory_main([a for a in argv if a not in ("-m", "--multirun")])
+    else:
+        main(app, argv)
+
+
 if __name__ == "__main__":
-    main(app)
+    dispatch(sys.argv[1:])

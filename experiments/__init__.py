@@ -1,0 +1,3 @@
+"""Two programs over ``pubpriv_core``: :mod:`experiments.release` (query release, Liu et al.
+2021) and :mod:`experiments.theory` (the theory papers' experiments); :mod:`experiments.console`
+holds the exit statuses and one-line errors both command lines share."""

@@ -1,84 +1,27 @@
 #!/usr/bin/env python
 """Time the exact best mixture error (Liu et al. 2021, Def. 4.1) on the figures' public sources.
 
-For each setting — ADULT (Fig. 2: 3-way, W = 256, public Δ = 0 and Δ = 0.65) and every public
-source of ``fig1_nist`` and ``fig3_nist`` — builds the problem of repetition 0 exactly as the
-sweep does, solves the LP by constraint generation
-(:func:`~pubpriv_core.algorithms.best_mixture.best_mixture_exact`) and prints the support size,
-the present cells, the floor c (largest answer of an absent cell), the certified value with its
-lower bound, the rounds, working and active cells, the wall and CPU seconds of the solve (they
-differ when other processes share the cores), and the paper's MW estimate (100 rounds).
-
     PUBPRIV_DATA=../shared/data python scripts/bench_mixture.py [--only nist] [--no-mw]
         [--time-limit 60]
+
+The setting and what is printed are described in :mod:`experiments.release.bench.mixture`.
 """
 from __future__ import annotations
 
 import argparse
-import time
 
-from experiments.problems import build_problem, data_context
-from experiments.sweep import compose_exact
-from pubpriv_core.algorithms.best_mixture import _split, best_mixture_exact, best_mixture_mw
-from pubpriv_core.algorithms.mixture_lp import LPTimeLimitError
-
-_NIST = ["experiment=fig1_nist", "algo=best_mixture"]
-_FULL = [*_NIST, "dataset.reduced=false", "workload.k=3"]
-_MA_PUBLICS = ("{year:2018}", "{region:national}", "{region:tx}")
-_TX_PUBLICS = ("{year:2018}", "{region:national}", "{region:ma}")
-
-#: (label, Hydra overrides) of every timed setting.
-SETTINGS = [
-    ("ADULT Δ=0", ["experiment=fig2_adult_bias_mixture", "public.delta=0.0"]),
-    ("ADULT Δ=0.65", ["experiment=fig2_adult_bias_mixture", "public.delta=0.65"]),
-    *[(f"NIST reduced MA-2019, public {p}", [*_NIST, f"public={p}"]) for p in _MA_PUBLICS],
-    *[(f"NIST full MA-2019, public {p}", [*_FULL, f"public={p}"]) for p in _MA_PUBLICS],
-    *[(f"NIST full TX-2019, public {p}", [*_FULL, "dataset.region=tx", f"public={p}"])
-      for p in _TX_PUBLICS],
-    *[(f"NIST full MA-2019, public {p} p={f}",
-       ["experiment=fig3_nist", "algo=best_mixture", f"public={p}", f"public.fraction={f}"])
-      for p in ("{year:2018}", "{region:national}") for f in (0.1, 0.01, 0.001)],
-]
+from experiments.release.bench.mixture import run_benchmark
 
 
-def measure(overrides: list[str], with_mw: bool, time_limit: float) -> str:
-    """One result line for the problem of repetition 0 of the composed config."""
-    cfg = compose_exact(overrides)
-    with data_context(cfg.get("data_root")):
-        problem = build_problem(cfg, 0)
-    answerer = problem.public_answerer
-    present, floor = _split(answerer, problem.true_answers)
-    line = f"support {answerer.size:6d}  present {present.size:7d}  floor {floor:.5f}  "
-    cpu = time.process_time()
-    try:
-        solution = best_mixture_exact(answerer, problem.true_answers, problem.public_weights,
-                                      time_limit)
-    except LPTimeLimitError:
-        line += f"not certified within {time_limit:g} s ({time.process_time() - cpu:.1f} s CPU)"
-    else:
-        line += (f"f {solution.value:.6f} (lower {solution.lower:.6f})  rounds "
-                 f"{solution.rounds:2d}  working {solution.working_cells:6d}  active "
-                 f"{solution.active_cells:5d}  {solution.runtime_s:6.1f} s wall "
-                 f"({time.process_time() - cpu:.1f} s CPU)")
-    if with_mw:
-        start = time.perf_counter()
-        mw, _ = best_mixture_mw(answerer, problem.true_answers, problem.public_weights, 100)
-        line += f"  | MW-100 {mw:.6f} ({time.perf_counter() - start:.1f} s)"
-    return line
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="run the settings whose label contains this")
     parser.add_argument("--no-mw", action="store_true", help="skip the MW estimate")
     parser.add_argument("--time-limit", type=float, default=60.0,
                         help="seconds per solve (the target); slower solves are reported")
     args = parser.parse_args(argv)
-    for label, overrides in SETTINGS:
-        if args.only.lower() in label.lower():
-            print(f"{label:55s} {measure(overrides, not args.no_mw, args.time_limit)}", flush=True)
-    return 0
+    run_benchmark(args.only, not args.no_mw, args.time_limit)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

@@ -1,146 +1,23 @@
+#!/usr/bin/env python
 """Benchmark the answer engine, PMW^Pub and MWEM on the paper's ADULT setting.
 
-Setting (Liu et al. 2021, Fig. 2): ADULT, private 0.9N / public 0.1N rows drawn with replacement
-(Δ = 0), 3-way marginals, W = 256 (≈ 300K queries over a ≈ 4K-row support), ε = 1, δ = 1/n²,
-T = 100. Prints, single process:
-
-* engine: time of one full answer vector (all ≈ 300K queries) over the weighted public support,
-  with the present-only answerer PMW^Pub uses and with every cell kept (≤ 2 ms);
-* PMW^Pub: time per iteration and max error with the §5.3 replay (paper default), without it,
-  and with the research code's selection (target ≤ 3 ms per iteration);
-* a plain numpy loop that recomputes every answer by ``bincount`` each iteration (the reference
-  the spec quotes at ≈ 10 ms here), timed in the same run;
-* MWEM on the NIST reduced domain (|X| = 97,200) with all 84 3-way marginals (target ≤ 3 ms per
-  iteration), and its engine: one full answer vector by the reduction tree of
-  :class:`~pubpriv_core.queries.DomainAnswerer` against the support engine run on all |X| records;
-* peak memory (the process's max RSS; tracemalloc is not used, it would slow the timings).
-
 Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_release.py [--runs 5]``
+
+The setting and what is printed are described in :mod:`experiments.release.bench.release`.
 """
 from __future__ import annotations
 
 import argparse
-import resource
-import time
 
-import numpy as np
-
-from pubpriv_core import privacy
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
-from pubpriv_core.data import biased, load_dataset
-from pubpriv_core.queries import MarginalWorkload, SupportAnswerer, full_domain_records
+from experiments.release.bench.release import run_benchmark
 
 
-#: PMW^Pub variants timed: the paper's default, without the §5.3 replay, and the selection of the
-#: paper's research code (exponential mechanism at 2·ε0 under its ε²/8-zCDP bound).
-VARIANTS = {"default": {}, "replay=False": {"replay": False},
-            "selection=exponential_bounded_range": {"selection": "exponential_bounded_range"}}
-
-
-def adult_problem(seed: int) -> ReleaseProblem:
-    split = biased(load_dataset("adult"), np.random.default_rng(seed), delta=0.0)
-    workload = MarginalWorkload.random(split.private.domain, 3, size=256, seed=0)
-    return ReleaseProblem(split.private, workload, split.public.support.records,
-                          split.public.weights, split.public.n_rows)
-
-
-def time_engine(answerer: SupportAnswerer, weights: np.ndarray, repeats: int = 200) -> float:
-    """Median time of one full answer vector (all |Q| queries, zeros included)."""
-    answerer.expand(answerer.answer(weights))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        answerer.expand(answerer.answer(weights))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
-def plain_loop(problem: ReleaseProblem, eps: float, delta: float, T: int,
-               rng: np.random.Generator) -> float:
-    """Reference loop: all answers recomputed by bincount each round; median s per round."""
-    ids = problem.public_answerer.cell_ids(np.arange(problem.support_size))
-    flat, width, n = ids.ravel(), ids.shape[1], problem.n
-    true = problem.true_answers
-    eps0 = privacy.per_step_eps(privacy.rho_from_eps(eps, delta), T)
-    weights = problem.public_weights.copy()
-    times = []
-    for _ in range(T):
-        start = time.perf_counter()
-        answers = np.bincount(flat, np.repeat(weights, width), minlength=true.size)
-        q = privacy.permute_and_flip(np.abs(answers - true), eps0, 1.0 / n, rng)
-        a = np.clip(privacy.gaussian_mechanism(true[q], 1.0 / (n * eps0), rng), 0, 1)
-        rows = np.any(ids == q, axis=1)
-        weights[rows] *= np.exp((a - answers[q]) / 2)
-        weights /= weights.sum()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
-def report(label: str, values: list[float], unit: str = "ms", scale: float = 1e3) -> None:
-    """Mean over runs of a per-run value, with its min and max over runs."""
-    values = np.asarray(values) * scale
-    print(f"{label:<68s} {values.mean():8.3f} {unit}  (min {values.min():.3f}, "
-          f"max {values.max():.3f}, {values.size} runs)")
-
-
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--T", type=int, default=100)
-    args = parser.parse_args()
-    start = time.perf_counter()
-    problems = [adult_problem(run) for run in range(args.runs)]
-    problem = problems[0]
-    delta = 1.0 / problem.n ** 2
-    problem.true_answers, problem.public_answerer
-    print(f"ADULT: n={problem.n}, support={problem.support_size}, "
-          f"queries={problem.workload.num_queries}; setup of {args.runs} splits "
-          f"{time.perf_counter() - start:.2f} s")
-    weights = problem.public_weights
-    report("engine: all queries over the support (present-only + expand)",
-           [time_engine(problem.public_answerer, weights)])
-    report("engine: all queries over the support (all cells kept, no present-only numbering)",
-           [time_engine(SupportAnswerer(problem.workload, problem.public_support), weights)])
-    for label, options in VARIANTS.items():
-        per_iter, median_iter, errors = [], [], []
-        for run, problem_run in enumerate(problems):
-            release = run_algorithm("pmwpub", problem_run, eps=1.0, delta=delta, T=args.T,
-                                    rng=np.random.default_rng(run), **options)
-            per_iter.append(release.per_iter_s)
-            median_iter.append(float(np.median(release.trace["iteration_s"])))
-            errors.append(release.errors(problem_run.true_answers)["max_error"])
-        report(f"PMW^Pub per iteration, mean ({label})", per_iter)
-        report(f"PMW^Pub per iteration, median ({label})", median_iter)
-        report(f"PMW^Pub max error ({label})", errors, unit="", scale=1)
-    plain = [plain_loop(problem, 1.0, delta, args.T, np.random.default_rng(r))
-             for r in range(2)]
-    report("plain numpy loop per iteration (bincount each round)", plain)
-    mwem_benchmark(args.T, args.runs)
-    print(f"peak memory (max RSS of the process, all of the above) "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.1f} MiB")
-
-
-def mwem_benchmark(T: int, runs: int) -> None:
-    """MWEM (paper defaults, replay on) on the NIST reduced domain, and its answer engine."""
-    private = load_dataset("nist_acs", region="ma", year=2019, reduced=True)
-    workload = MarginalWorkload.random(private.domain, 3)
-    problem = ReleaseProblem(private, workload)
-    uniform = np.full(private.domain.size(), 1.0 / private.domain.size())
-    report("engine: all queries over all of X (reduction tree, NIST reduced)",
-           [time_engine(problem.domain_answerer, uniform)])
-    report("engine: all queries over all of X (support engine on all |X| records, NIST reduced)",
-           [time_engine(SupportAnswerer(workload, full_domain_records(private.domain.shape)),
-                        uniform, repeats=20)])
-    per_iter, median_iter, updates = [], [], []
-    for run in range(runs):
-        release = run_algorithm("mwem", problem, eps=1.0, delta=1.0 / len(private) ** 2, T=T,
-                                rng=np.random.default_rng(run))
-        per_iter.append(release.per_iter_s)
-        median_iter.append(float(np.median(release.trace["iteration_s"])))
-        updates.append(float(np.mean(release.trace["updates"])))
-    report("MWEM per iteration, mean (NIST reduced, |X|=97,200, 84 3-way)", per_iter)
-    report("MWEM per iteration, median (NIST reduced, |X|=97,200, 84 3-way)", median_iter)
-    report("MWEM multiplicative updates per iteration (replay)", updates, unit="", scale=1)
+    args = parser.parse_args(argv)
+    run_benchmark(args.runs, args.T)
 
 
 if __name__ == "__main__":

@@ -172,7 +172,7 @@ def test_public_algorithms_refuse_a_problem_without_public_data():
     (["algo=jam_pgm", "algo.alpha=1.5"], "algo.alpha must be a finite number in (0, 1)"),
 ])
 def test_runner_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
-    from experiments import cli
+    from experiments.release import cli
 
     def never_called():
         pytest.fail("the Hydra app must not start on bad input")

@@ -1,21 +1,17 @@
 """ACS PUMS via folktables on small offline fixtures (pubpriv_core.data.acs).
 
-The fixtures are written for the test session by scripts/make_acs_fixture.py (seed 0) in
+The fixtures are written for the test session by experiments.release.acs_fixture (seed 0) in
 folktables' layout with real PUMS column names and random valid codes (not census data).
 """
 import importlib
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from experiments.release.acs_fixture import write_fixtures
 from pubpriv_core.data import DataUnavailableError, acs, load_dataset, paths
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from make_acs_fixture import write_fixtures  # noqa: E402
 
 FOLK_LOAD = importlib.import_module("folktables.load_acs")  # the module, not the function
 

@@ -3,7 +3,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 import pytest
 
-import experiments.theory as theory
+import experiments.theory.runner as theory
 
 
 def test_compose_preset_with_overrides(tmp_path):
@@ -32,7 +32,7 @@ def test_reconstruction_part_runs_and_resumes(tmp_path, monkeypatch):
     assert (tmp_path / "reconstruction.png").exists() and first.failure_rate.between(0, 1).all()
     assert first.failure_rate.iloc[1] > first.failure_rate.iloc[0]  # more noise, more failures
 
-    import experiments.theory_beimel2014 as beimel
+    import experiments.theory.beimel2014 as beimel
 
     def boom(*args, **kwargs):
         raise AssertionError("finished records were recomputed")
@@ -43,7 +43,7 @@ def test_reconstruction_part_runs_and_resumes(tmp_path, monkeypatch):
 
 
 def test_bad_theory_input_is_one_line_and_exit_2(capsys):
-    from experiments.theory import main
+    from experiments.theory.runner import main
 
     for argv in (["experiment=theory_nope"], ["experiment=theory_liu2021", "nosuch=1"]):
         with pytest.raises(SystemExit) as info:

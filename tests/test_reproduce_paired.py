@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from experiments.paired import (grid_edges, interval, mixture_reference, paired_differences,
+from experiments.release.paired import (grid_edges, interval, mixture_reference, paired_differences,
                                 verdict)
-from experiments.tuning import select
+from experiments.release.tuning import select
 
 
 def test_interval_is_the_t_interval_of_the_mean():

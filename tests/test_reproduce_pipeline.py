@@ -1,18 +1,17 @@
 """One-command artefacts end to end on small inputs: the ACS presets on PUMS files in
 folktables' layout (random valid records, written here; no internet), and Table 1's output."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "scripts")]
+from experiments.release import reproduce
+from experiments.release.acs_fixture import person_frame
+from experiments.release.figures import runtime_table
+from pubpriv_core.data.acs import pums_file_name
+from runner_helpers import load_script
 
-import reproduce  # noqa: E402
-from make_acs_fixture import person_frame  # noqa: E402
-from pubpriv_core.data.acs import pums_file_name  # noqa: E402
+reproduce_main = load_script("reproduce").main
 
 #: every (state, year) file that fig1_acs and fig3_fraction read (test and validation rows)
 FILES = [("PA", 2018), ("PA", 2014), ("GA", 2018), ("GA", 2014),
@@ -36,7 +35,7 @@ def _run(artefact, root, tmp_path, *settings):
             "--results-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "out"),
             "--set", "dataset.download=false", "--set", "workload.size=2", "--set", "eps=1.0",
             "--set", "T=2", *settings]
-    assert reproduce.main(argv) == 0
+    assert reproduce_main(argv) == 0
     return tmp_path / "out"
 
 
@@ -81,7 +80,7 @@ def test_runtime_table_names_the_machine_and_refuses_mwem_full():
                           "algo": ["pmwpub", "pmwpub", "mwem", "mwem", "pmwpub", "pmwpub"],
                           "per_iter_s": [0.01, 0.03, 0.2, 0.4, 0.05, 0.07], "T": 100,
                           "num_queries": 10, "support_size": 5})
-    text = reproduce.runtime_table(table, "test machine", {"reduced": 97200, "full": 2.9e14})
+    text = runtime_table(table, "test machine", {"reduced": 97200, "full": 2.9e14})
     assert "test machine" in text
     assert "| reduced | PMW^Pub | 0.0200 ± 0.0100 | 2 |" in text
     assert "| reduced | MWEM | 0.3000 ± 0.1000 | 2 | 100 | 10 | domain X, 97,200 cells |" in text
@@ -100,7 +99,7 @@ def test_reproduce_faults_are_one_line(fault, status, words, tmp_path, monkeypat
     monkeypatch.setattr(reproduce, "run_sweep", broken_sweep)
     argv = ["fig1_paper_scale", "--quick", "--jobs", "1", "--results-dir", str(tmp_path / "runs"),
             "--out", str(tmp_path / "out")]
-    assert reproduce.main(argv) == status
+    assert reproduce_main(argv) == status
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(words)
     assert not (tmp_path / "out").exists()

@@ -4,10 +4,10 @@ import random
 
 import pytest
 
-from experiments.cli import UserError
-from experiments.query_release import run_config
-from experiments.store import ResultsStore, config_hash
-from experiments.sweep import (Task, compose_exact, compose_jobs, expand, group_tasks,
+from experiments.release.cli import UserError
+from experiments.release.query_release import run_config
+from experiments.release.store import ResultsStore, config_hash
+from experiments.release.sweep import (Task, compose_exact, compose_jobs, expand, group_tasks,
                                pending_tasks, preset_configs, run_sweep)
 
 

@@ -3,14 +3,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.store import ResultsStore
+from experiments.release.collect import COLUMNS, collect, flatten
+from experiments.release.error_plot import apply_filters, line_columns, summarise
+from experiments.release.store import ResultsStore
 from runner_helpers import load_script, valid_record
 
-_collect, _plot = load_script("collect"), load_script("plot_errors")
-COLUMNS, collect, flatten, collect_main = (_collect.COLUMNS, _collect.collect, _collect.flatten,
-                                           _collect.main)
-apply_filters, line_columns, summarise, plot_main = (_plot.apply_filters, _plot.line_columns,
-                                                     _plot.summarise, _plot.main)
+collect_main, plot_main = load_script("collect").main, load_script("plot_errors").main
 
 
 def _record(algo, eps, run, err, **extra):

@@ -12,19 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
+from experiments.release import cli
+from experiments.release.acs_fixture import write_fixtures
 from pubpriv_core.data import paths
 from runner_helpers import REPO, load_script
-
-sys.path.insert(0, str(REPO / "scripts"))
-from make_acs_fixture import write_fixtures  # noqa: E402
 
 SWEEP = ["-m", "eps=range(1,12)", "dataset.preset=tiny", "T=3", "runs=2", "workload.size=4",
          "progress=false"]
 #: runs run.py after making the store's fsync fail with ENOSPC from the 3rd record on.
 FULL_DISK_DRIVER = """
 import errno, os, runpy, sys
-from experiments import store
+from experiments.release import store
 calls = [0]
 real_fsync = os.fsync
 def fsync(fd):

@@ -9,10 +9,10 @@ import time
 
 import pandas as pd
 
+from experiments.release.collect import COLUMNS
 from runner_helpers import REPO, load_script
 
-_collect = load_script("collect")
-COLUMNS, collect_main = _collect.COLUMNS, _collect.main
+collect_main = load_script("collect").main
 
 SWEEP = ["-m", "algo=pmwpub,mwem", "eps=0.1,1", "runs=2"]
 

@@ -17,9 +17,9 @@ from functools import lru_cache
 
 import pytest
 
-from experiments import cli
-from experiments.checks import ConfigError, check_scalars
-from experiments.config import SCHEMAS, RunConf, WorkloadConf
+from experiments.release import cli
+from experiments.release.checks import ConfigError, check_scalars
+from experiments.release.config import SCHEMAS, RunConf, WorkloadConf
 
 BAD = {float: [math.nan, math.inf, -math.inf, -1.0, 0.0, -1e300, 1e300],
        int: [-(2 ** 63), -1, 0, 10 ** 15, 2 ** 70],

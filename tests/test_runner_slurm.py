@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from experiments.store import ResultsStore
+from experiments.release.store import ResultsStore
 from runner_helpers import REPO, load_script
 
 pytestmark = pytest.mark.slurm

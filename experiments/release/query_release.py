@@ -3,8 +3,8 @@
 ``run_config(cfg)`` takes a resolved run config as a plain dict (what ``run.py`` gets from Hydra),
 checks it, skips the repetitions whose record exists (unless ``force``), runs the others — in
 parallel with joblib when ``n_jobs`` > 1 — and writes each record atomically
-(:mod:`experiments.store`). A repetition is computed only under its claim
-(:mod:`experiments.claims`), so concurrent sweeps into one ``results_dir`` share the work. A record holds the errors of the release (and of its last iterate),
+(:mod:`experiments.release.store`). A repetition is computed only under its claim
+(:mod:`experiments.release.claims`), so concurrent sweeps into one ``results_dir`` share the work. A record holds the errors of the release (and of its last iterate),
 its privacy ledger (ρ, ε, δ), sizes, timings, host and package version: see :func:`make_record`.
 """
 from __future__ import annotations
@@ -22,11 +22,11 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 import pubpriv_core
-from experiments.checks import check_config
-from experiments.claims import claim
-from experiments.problems import (build_problem, data_context, repetition_streams,
+from experiments.release.checks import check_config
+from experiments.release.claims import claim
+from experiments.release.problems import (build_problem, data_context, repetition_streams,
                                   set_cache_budget)
-from experiments.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
+from experiments.release.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
 from pubpriv_core.algorithms import run_algorithm
 from pubpriv_core.privacy import default_delta
 
@@ -81,8 +81,8 @@ def show_progress(setting: bool | None) -> bool:
 
 
 def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any] | None:
-    """Run repetition ``run`` of ``cfg`` under its claim (:mod:`experiments.claims`), write its
-    record and return it; None when another process holds the claim or has just stored the
+    """Run repetition ``run`` of ``cfg`` under its claim (:mod:`experiments.release.claims`),
+    write its record and return it; None when another process holds the claim or has just stored the
     record (worker-safe)."""
     store, chash = ResultsStore(cfg["results_dir"]), config_hash(cfg)
     with claim(store, chash, cfg["seed"], run) as mine:

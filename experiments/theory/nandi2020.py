@@ -12,7 +12,7 @@ Sections (each resumable through ``RecordStore`` records under ``<out>/records``
 - ``universal``: A_UnvPrivCl's error over both phases (AgPrivCl, then A_SSPP) for several n.
 - ``noise``: average error against the label noise γ at fixed (m, n), next to α + γ and α + 3γ.
 
-    python -m experiments.theory_nandi2020 [experiment.key=value ...]   (or experiments.theory experiment=theory_nandi2020)
+    python -m experiments.theory.nandi2020 [experiment.key=value ...]   (or experiments.theory experiment=theory_nandi2020)
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
-from experiments.theory import register, write_summary
+from experiments.theory.runner import register, write_summary
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity, run_trials
 from pubpriv_core.learning import nandi2020 as nb
 
@@ -256,6 +256,6 @@ def run(cfg: DictConfig) -> None:
 if __name__ == "__main__":
     import sys
 
-    from experiments.theory import compose
+    from experiments.theory.runner import compose
 
     run(compose(["experiment=theory_nandi2020", *sys.argv[1:]]).experiment)

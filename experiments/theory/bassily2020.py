@@ -8,7 +8,7 @@ Sections (resumable through ``RecordStore`` records under ``<out>/records``):
 - ``stumps``: S_p on {±1}^p with independent coordinates: n* of the Gaussian mechanism and of PMW
   (no public data) and the public-only m* against p, with Thm 13's √p/α and the public-only bound.
 
-    python -m experiments.theory_bassily2020 [experiment.key=value ...]
+    python -m experiments.theory.bassily2020 [experiment.key=value ...]
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
-from experiments.theory import register, write_summary
+from experiments.theory.runner import register, write_summary
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity
 from pubpriv_core.learning import bassily2020 as bc
 
@@ -206,6 +206,6 @@ def run(cfg: DictConfig) -> None:
 if __name__ == "__main__":
     import sys
 
-    from experiments.theory import compose
+    from experiments.theory.runner import compose
 
     run(compose(["experiment=theory_bassily2020", *sys.argv[1:]]).experiment)

@@ -5,7 +5,7 @@ Each config group option of ``conf/`` extends one schema below
 Hydra rejects an unknown key or a wrong type with its own message before anything runs. Choices
 that have a fixed vocabulary are :class:`enum.Enum` fields. Value checks that need the data (k
 against the number of attributes, W against C(d, k), MWEM's domain size) live in
-:mod:`experiments.checks`.
+:mod:`experiments.release.checks`.
 
 The groups mirror Liu et al. 2021 §5: a private ``dataset``, a ``public`` source built from it
 (resample, biased, another dataset; any of them thinned to a ``fraction``), an ``algo`` with its

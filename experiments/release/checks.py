@@ -1,8 +1,8 @@
 """Value checks of a resolved run config, done before anything is written.
 
-Hydra's structured configs (:mod:`experiments.config`) already reject unknown keys and wrong types;
-here are the checks on values: every field against its rule (:mod:`experiments.rules`: finite,
-in range, a writable ``results_dir``), and those that need the data — the dataset is present or
+Hydra's structured configs (:mod:`experiments.release.config`) already reject unknown keys and
+wrong types; here are the checks on values: every field against its rule
+(:mod:`experiments.release.rules`: finite, in range, a writable ``results_dir``), and those that need the data — the dataset is present or
 downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased attribute and value exist, MWEM's domain fits,
 DualQuery's calibration leaves at least two rounds, the options of AIM, MST and JAM-PGM
 parse. Every failure is a
@@ -15,7 +15,7 @@ from dataclasses import fields
 from importlib import import_module
 from typing import Any
 
-from experiments.rules import check_fields
+from experiments.release.rules import check_fields
 from pubpriv_core.data.paths import DataUnavailableError
 
 
@@ -39,7 +39,7 @@ def check_config(cfg: dict[str, Any]) -> None:
 def check_keys(cfg: dict[str, Any]) -> None:
     """Exactly the schema's keys: Hydra lets ``+key=value`` add and ``~key`` delete keys even in
     a structured config, and the runner would silently ignore or miss them."""
-    from experiments.config import SCHEMAS, RunConf, WorkloadConf
+    from experiments.release.config import SCHEMAS, RunConf, WorkloadConf
 
     nodes = [("", cfg, RunConf), ("workload.", cfg.get("workload"), WorkloadConf)]
     for group, options in SCHEMAS.items():
@@ -58,7 +58,7 @@ def check_keys(cfg: dict[str, Any]) -> None:
 
 
 def check_scalars(cfg: dict[str, Any]) -> None:
-    """Every field against its rule (:mod:`experiments.rules`): no data needed."""
+    """Every field against its rule (:mod:`experiments.release.rules`): no data needed."""
     problem = check_fields(cfg)
     if problem:
         raise ConfigError(problem)
@@ -67,7 +67,7 @@ def check_scalars(cfg: dict[str, Any]) -> None:
 def check_data(cfg: dict[str, Any]) -> None:
     """Checks needing the data: the workload against the domain, then repetition 0's problem is
     built (which catches every data-layer error; the problem is cached for the run itself)."""
-    from experiments.problems import build_problem, data_context, load
+    from experiments.release.problems import build_problem, data_context, load
 
     try:
         with data_context(cfg.get("data_root")):

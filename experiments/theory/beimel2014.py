@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from experiments.theory import register  # noqa: E402
+from experiments.theory.runner import register  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.learning import (FiniteDistribution, PointFunctions, RecordStore,  # noqa: E402
                                    empirical_sample_complexity, run_trials, success_curve)

@@ -1,16 +1,15 @@
 """Command-line front of ``run.py``: check every job of a (multi)run before Hydra starts any.
 
-``python run.py experiment=theory_<paper> ...`` is handed to the theory runner
-(:mod:`experiments.theory`). Otherwise ``python run.py [-m] key=value ...`` first expands the
-sweep the way Hydra's basic sweeper does (the Cartesian product of the config's
-``hydra.sweeper.params`` and the command line's comma-separated / ``range`` values), composes
-each job's config against the structured schemas, and runs
-:func:`experiments.checks.check_config` on it. The first problem — a Hydra composition error
-(unknown key, wrong type, unknown group option) or a value check — is printed as ONE line
-``error: <message>`` on stderr and the process exits with status 2, before any record (or Hydra
-output folder) is written. Only then is the Hydra app launched, with the original arguments.
-While it runs, a failed write (disk full, read-only mount, permissions) ends the command with one
-line and status 1, and Ctrl-C with ``interrupted: N records kept in DIR; ...`` and status 130.
+``python run.py [-m] key=value ...`` first expands the sweep the way Hydra's basic sweeper does
+(the Cartesian product of the config's ``hydra.sweeper.params`` and the command line's
+comma-separated / ``range`` values), composes each job's config against the structured schemas,
+and runs :func:`experiments.release.checks.check_config` on it. The first problem — a Hydra
+composition error (unknown key, wrong type, unknown group option) or a value check — is printed
+as ONE line ``error: <message>`` on stderr and the process exits with status 2, before any record
+(or Hydra output folder) is written. Only then is the Hydra app launched, with the original
+arguments. While it runs, a failed write (disk full, read-only mount, permissions) ends the
+command with one line and status 1, and Ctrl-C with ``interrupted: N records kept in DIR; ...``
+and status 130.
 """
 from __future__ import annotations
 
@@ -25,31 +24,25 @@ from typing import Any, Callable, Sequence
 
 import pooch
 from hydra import compose, initialize_config_dir
-from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import ValueType
-from hydra.errors import MissingConfigException
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from experiments.checks import ConfigError, check_config
-from experiments.config import register_configs
+from experiments.console import (EXIT_FAULT, EXIT_INTERRUPTED, UserError, fail, hydra_error_line,
+                                 write_failure)
+from experiments.release.checks import ConfigError, check_config
+from experiments.release.config import register_configs
+from experiments.release.hydra_overrides import apply_value_overrides
 from pubpriv_core.data.paths import DataUnavailableError
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 CONFIG_NAME = "config"
-EXIT_BAD_INPUT = 2
-EXIT_FAULT = 1           # the machine failed (disk full, read-only, permissions)
-EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT
 #: Hydra flags after which the pre-check is skipped (help, config printing, other config dirs).
 _PASS_THROUGH = ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--resolve",
                  "--package", "-p", "--shell-completion", "-sc", "--config-path", "-cp",
                  "--config-name", "-cn", "--config-dir", "-cd", "--version")
 _MULTIRUN = ("-m", "--multirun")
-
-
-class UserError(ValueError):
-    """Bad input found on the command line; the message is one line."""
 
 
 def to_plain(cfg: DictConfig) -> dict[str, Any]:
@@ -136,7 +129,7 @@ class SweepComposer:
             groups = tuple(o.input_line for o in parsed if self._is_group(o))
             values = [o for o in parsed if not self._is_group(o)]
             cfg = copy.deepcopy(self._base(groups, any(o.is_hydra_override() for o in values)))
-            ConfigLoaderImpl._apply_overrides_to_config(values, cfg)
+            apply_value_overrides(values, cfg)
             return to_plain(cfg)
         except UserError:
             raise
@@ -171,42 +164,9 @@ def compose_config(overrides: Sequence[str] = ()) -> dict[str, Any]:
         return to_plain(cfg)
 
 
-def hydra_error_line(err: BaseException) -> str:
-    """One line from a Hydra/OmegaConf error: its first line, its cause's first line, a fix."""
-    if isinstance(err, MissingConfigException) and err.options:
-        options = ", ".join(err.options)
-        return f"{_first_line(err)}; choose one of: {options}"
-    text = _first_line(err)
-    cause = err.__cause__ or err.__context__
-    if cause is not None and _first_line(cause) not in text:
-        text = f"{text}: {_first_line(cause)}"
-    if "not in" in text or "Could not override" in text:
-        text += "; `python run.py --cfg job` lists the valid keys"
-    return text
-
-
-def _first_line(err: BaseException) -> str:
-    lines = [line.strip() for line in str(err).strip().splitlines() if line.strip()]
-    return lines[0].rstrip(".") if lines else type(err).__name__
-
-
-def fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
-    """Print ``error: message`` (one line) on stderr and exit with ``status`` (bad input: 2)."""
-    print(f"error: {' '.join(message.split())}", file=sys.stderr)
-    sys.exit(status)
-
-
-def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
-    """One line for a failed write (full disk, read-only mount, permissions)."""
-    where = err.filename or ", ".join(results_dirs) or "the results folder"
-    return (f"cannot write {where}: {err.strerror or err}; the records written so far are "
-            "complete — free space, fix permissions or pass another results_dir, then re-run "
-            "the same command to resume")
-
-
 def interrupted(results_dirs: Sequence[str]) -> str:
     """The one line printed on Ctrl-C: how many records each results_dir holds."""
-    from experiments.store import ResultsStore
+    from experiments.release.store import ResultsStore
 
     kept = ", ".join(f"{sum(1 for _ in ResultsStore(d).paths())} records kept in {d}"
                      for d in results_dirs) or "before any job started, nothing written"
@@ -216,10 +176,6 @@ def interrupted(results_dirs: Sequence[str]) -> str:
 def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> None:
     """Check all jobs of ``argv`` (default ``sys.argv[1:]``), then launch ``hydra_app``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if any(a.startswith("experiment=theory_") for a in argv):
-        from experiments.theory import main as theory_main  # the theory papers' own runner
-        theory_main([a for a in argv if a not in _MULTIRUN])
-        return
     register_configs()
     pooch.get_logger().setLevel(logging.WARNING)  # one error line, no "Downloading ..." notice
     folders: list[str] = []

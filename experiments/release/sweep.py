@@ -3,15 +3,16 @@
 A preset ``conf/experiment/<name>.yaml`` is a Hydra ``_global_`` config whose grid sits in
 ``hydra.sweeper.params`` (so ``python run.py -m experiment=<name>`` runs it through Hydra's basic
 sweeper too). :func:`expand` turns the grid, with command-line overrides replacing whole axes,
-into one override list per job exactly as :mod:`experiments.cli` expands a multirun; every job is
-composed with Hydra's compose API, so its config — and its config hash, hence its records in the
+into one override list per job exactly as :mod:`experiments.release.cli` expands a multirun;
+every job is composed with Hydra's compose API, so its config — and its config hash, hence its records in the
 results store — is the one ``run.py`` would run.
 
 Sharing. A :class:`~pubpriv_core.algorithms.ReleaseProblem` (private sample, public support,
 workload, true answers, public answerer) depends only on (dataset, public, workload, seed, run):
 :func:`group_tasks` gathers every (config, repetition) task of one such problem key into one
 group, and one joblib worker runs a group start to end, so it builds the problem once (the
-in-process cache of :mod:`experiments.problems`) and reuses it for every ε, T and algorithm.
+in-process cache of :mod:`experiments.release.problems`) and reuses it for every ε, T and
+algorithm.
 
 Resume. A task whose record exists is skipped; every finished task writes its record atomically
 at once, so a killed sweep loses only the tasks in flight.
@@ -33,13 +34,13 @@ from hydra.core.override_parser.types import Override
 from joblib import Parallel, delayed
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from experiments.checks import check_config, check_scalars
-from experiments.cli import CONF_DIR, CONFIG_NAME, UserError, hydra_error_line, job_overrides
-from experiments.cli import to_plain
-from experiments.config import register_configs
-from experiments.problems import data_context
-from experiments.query_release import run_repetition
-from experiments.store import ResultsStore, config_hash
+from experiments.console import UserError, hydra_error_line
+from experiments.release.checks import check_config, check_scalars
+from experiments.release.cli import CONF_DIR, CONFIG_NAME, job_overrides, to_plain
+from experiments.release.config import register_configs
+from experiments.release.problems import data_context
+from experiments.release.query_release import run_repetition
+from experiments.release.store import ResultsStore, config_hash
 
 PRESET_DIR = CONF_DIR / "experiment"
 
@@ -109,7 +110,7 @@ def _compose(overrides: list[str]) -> DictConfig:
 
 
 def _without_hydra(cfg: DictConfig) -> DictConfig:
-    """``cfg`` without its ``hydra`` node (as :func:`experiments.cli.to_plain` drops it)."""
+    """``cfg`` without its ``hydra`` node (as :func:`experiments.release.cli.to_plain` drops it)."""
     with open_dict(cfg):
         cfg.pop("hydra", None)
     return cfg
@@ -150,7 +151,8 @@ class Task:
 
     @property
     def problem(self) -> str:
-        """Every input of the problem (as :func:`experiments.problems.problem_key`, root aside)."""
+        """Every input of the problem (as :func:`experiments.release.problems.problem_key`, root
+        aside)."""
         parts = {k: self.cfg[k] for k in ("dataset", "public", "workload", "seed", "data_root")}
         return json.dumps({**parts, "run": self.run}, sort_keys=True)
 

@@ -7,7 +7,7 @@
   to Thm 4.4's private term √(ln|Q|·(√ln m + ln(1/β))/(n·ε̃)) (shape; c fitted at one point).
 One JSON record per (setting, trial) under ``<out>/records`` (skipped when present).
 
-    python -m experiments.theory_liu2021 [experiment.key=value ...]
+    python -m experiments.theory.liu2021 [experiment.key=value ...]
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
-from experiments.theory import progress_logging, register, write_summary
+from experiments.theory.runner import progress_logging, register, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore
@@ -200,6 +200,6 @@ def run(cfg: DictConfig) -> None:
 if __name__ == "__main__":
     import sys
 
-    from experiments.theory import compose
+    from experiments.theory.runner import compose
 
     run(compose(["experiment=theory_liu2021", *sys.argv[1:]]).experiment)

@@ -2,7 +2,8 @@
 ε-free references (public data alone; best mixture error, exact and the paper's MW estimate),
 paired differences with 95% intervals, grid edges and degenerate DualQuery releases.
 
-Used by ``scripts/reproduce.py``; see :mod:`experiments.paired` for the statistics.
+Used by :mod:`experiments.release.reproduce`; see :mod:`experiments.release.paired` for the
+statistics.
 """
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from experiments.paired import (FEW_ROUNDS, chosen_runs, few_rounds, grid_edges,
-                                mixture_reference, paired_differences, reference)
-from experiments.tuning import select
+from experiments.release.paired import (FEW_ROUNDS, chosen_runs, few_rounds, grid_edges,
+                                        mixture_reference, paired_differences, reference)
+from experiments.release.tuning import select
 
 REFERENCE_ALGOS = ("public_only", "best_mixture")
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.tuning import hyper_columns
+from experiments.release.tuning import hyper_columns
 
 #: DualQuery rounds below which a release is a handful of records (the figures flag it).
 FEW_ROUNDS = 20

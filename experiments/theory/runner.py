@@ -1,13 +1,14 @@
 """Runner for the theory papers' experiments.
 
 ``REGISTRY`` maps an experiment name to ``fn(cfg) -> None``; a paper module registers itself with
-``@register("beimel2014")`` and is imported on demand as ``experiments.theory_<name>``.  A preset
+``@register("beimel2014")`` and is imported on demand as ``experiments.theory.<name>``.  A preset
 ``conf/experiment/theory_<name>.yaml`` holds its parameters (``name`` selects the entry, ``out`` the
 results folder).  Usage::
 
     python -m experiments.theory experiment=theory_beimel2014 [experiment.trials=60 ...]
 
-or ``run_theory(cfg)`` from another Hydra app (``cfg.experiment`` or the preset node itself).
+(also ``python run.py experiment=theory_<paper> ...``), or ``run_theory(cfg)`` from another
+Hydra app (``cfg.experiment`` or the preset node itself).
 Every experiment writes one JSON record per finished (setting, n) block through
 ``pubpriv_core.learning.RecordStore`` under ``<out>/records`` and skips existing ones, so an
 interrupted run resumes; each finished block is a timestamped ``block done: <key>`` line on
@@ -24,8 +25,10 @@ from typing import Callable
 
 from omegaconf import DictConfig, OmegaConf
 
+from experiments.console import fail, hydra_error_line
+
 REGISTRY: dict[str, Callable[[DictConfig], None]] = {}
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
 
 def register(name: str):
@@ -48,12 +51,12 @@ def write_summary(out: Path, summary: dict) -> None:
 def _lookup(name: str) -> Callable[[DictConfig], None]:
     if name not in REGISTRY:
         try:
-            importlib.import_module(f"experiments.theory_{name}")
+            importlib.import_module(f"experiments.theory.{name}")
         except ModuleNotFoundError as err:
-            if err.name != f"experiments.theory_{name}":
+            if err.name != f"experiments.theory.{name}":
                 raise
     if name not in REGISTRY:
-        raise KeyError(f"no theory experiment {name!r}; known: {sorted(REGISTRY)} (add experiments/theory_{name}.py)")
+        raise KeyError(f"no theory experiment {name!r}; known: {sorted(REGISTRY)} (add experiments/theory/{name}.py)")
     return REGISTRY[name]
 
 
@@ -87,8 +90,6 @@ def progress_logging() -> None:
 def main(argv: list[str] | None = None) -> None:
     """CLI: bad input (unknown preset or key, unknown experiment, a bad value) is one line on
     stderr and exit status 2, as in ``run.py``."""
-    from experiments.cli import fail, hydra_error_line
-
     progress_logging()
     try:
         cfg = compose(sys.argv[1:] if argv is None else argv)
@@ -101,6 +102,3 @@ def main(argv: list[str] | None = None) -> None:
             raise
         fail(hydra_error_line(err))
 
-
-if __name__ == "__main__":  # run through the importable module so its REGISTRY is the one filled
-    importlib.import_module("experiments.theory").main()

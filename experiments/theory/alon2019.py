@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from experiments.theory import register  # noqa: E402
+from experiments.theory.runner import register  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.learning import (FiniteDistribution, Intervals, Mixture01, RecordStore, Thresholds,  # noqa: E402
                                    empirical_sample_complexity, run_trials)

@@ -1,0 +1,50 @@
+"""Exit statuses and one-line error messages shared by both command lines (``run.py`` for query
+release, the theory runner): bad input is one ``error:`` line and status 2, a failed write one
+line and status 1, Ctrl-C status 130."""
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+from hydra.errors import MissingConfigException
+
+EXIT_BAD_INPUT = 2
+EXIT_FAULT = 1           # the machine failed (disk full, read-only, permissions)
+EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT
+
+
+class UserError(ValueError):
+    """Bad input found on the command line; the message is one line."""
+
+
+def hydra_error_line(err: BaseException) -> str:
+    """One line from a Hydra/OmegaConf error: its first line, its cause's first line, a fix."""
+    if isinstance(err, MissingConfigException) and err.options:
+        options = ", ".join(err.options)
+        return f"{_first_line(err)}; choose one of: {options}"
+    text = _first_line(err)
+    cause = err.__cause__ or err.__context__
+    if cause is not None and _first_line(cause) not in text:
+        text = f"{text}: {_first_line(cause)}"
+    if "not in" in text or "Could not override" in text:
+        text += "; `python run.py --cfg job` lists the valid keys"
+    return text
+
+
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).strip().splitlines() if line.strip()]
+    return lines[0].rstrip(".") if lines else type(err).__name__
+
+
+def fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
+    """Print ``error: message`` (one line) on stderr and exit with ``status`` (bad input: 2)."""
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    sys.exit(status)
+
+
+def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
+    """One line for a failed write (full disk, read-only mount, permissions)."""
+    where = err.filename or ", ".join(results_dirs) or "the results folder"
+    return (f"cannot write {where}: {err.strerror or err}; the records written so far are "
+            "complete — free space, fix permissions or pass another results_dir, then re-run "
+            "the same command to resume")

@@ -1,0 +1,167 @@
+"""The cost curve of PMW^Pub at the paper's full-ACS scale: time per iteration, build time and peak
+memory against the public support size and the workload size.
+
+Setting (Liu et al. 2021, Fig. 1 middle/bottom and Table 1's full-ACS row, on the embedded
+``acs_full`` synthetic preset: the 67-attribute ACS domain shape): n = 130,000 private rows from
+the private chain model; the public support is the distinct rows of m rows drawn from the public
+model (shift 0.1), m ∈ {1K, 4K, 16K, 64K, 130K}; W ∈ {256, 1024, 4096} random 3-way marginals;
+PMW^Pub with the paper's defaults (permute-and-flip, Gaussian, §5.3 replay), ε = 1, δ = 1/n²,
+T = 20. Each configuration runs in a fresh process, so its peak RSS is its own.
+
+Columns: ``build_s`` (true answers over the n private rows, the support's present cells, the
+answerer and its plan), ``per_iter_s`` (mean over the T rounds), ``peak_rss_mib``, ``tables``
+(super-marginals filled per pass, :mod:`pubpriv_core.queries.plan`), ``pass_bytes`` (bytes one
+full pass must read: each table's k code columns, one byte per row each, and the 8-byte weights)
+and ``bandwidth_s`` = pass_bytes ÷ this machine's memory bandwidth, measured here by summing a
+1 GiB array (the time one pass would take if it were limited by reading memory alone). A round
+makes at most one full pass (or a cheaper incremental one), plus the selection over all queries.
+
+Usage: ``python scripts/bench_scale.py [--sizes 1000,4000,...] [--workloads 256,1024,4096]
+[--threads N] [--out results/bench]``. Prints the table; writes ``scaling.csv`` and
+``scaling.png`` (log-log, with the paper's Table-1 point: 2.021 s per iteration, 130K-row
+support, W = 4,096, one core of an i5-4690K).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+PAPER_POINT = {"support": 130_000, "W": 4096, "per_iter_s": 2.021}
+N_PRIVATE, T, SHIFT = 130_000, 20, 0.1
+
+
+def one_configuration(rows: int, W: int) -> dict:
+    """Build and run one configuration in this process; its numbers as a dict."""
+    from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+    from pubpriv_core.data import public as public_sources
+    from pubpriv_core.data.synthetic import load_synthetic
+    from pubpriv_core.queries import MarginalWorkload
+
+    private = load_synthetic("acs_full", role="private", n=N_PRIVATE, shift=SHIFT)
+    source = public_sources.from_dataset(load_synthetic("acs_full", role="public", n=rows,
+                                                        shift=SHIFT))
+    start = time.perf_counter()
+    workload = MarginalWorkload.random(private.domain, 3, W, 0)
+    problem = ReleaseProblem(private, workload, public_support=source.support.records,
+                             public_weights=source.weights, public_rows=source.n_rows)
+    problem.true_answers, problem.public_candidates
+    build = time.perf_counter() - start
+    release = run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
+                            rng=np.random.default_rng(0))
+    plan = problem.public_answerer.plan
+    pass_bytes = int(((plan.ks + 8) * problem.support_size).sum())
+    return {"rows_drawn": rows, "support": problem.support_size, "W": W,
+            "queries": workload.num_queries, "present": problem.public_answerer.num_queries,
+            "tables": plan.num_tables, "build_s": build, "per_iter_s": release.per_iter_s,
+            "max_error": release.errors(problem.true_answers)["max_error"],
+            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 10,
+            "pass_bytes": pass_bytes}
+
+
+def positive_ints(text: str) -> list[int]:
+    """Comma-separated positive integers (argparse turns the error into one usage line)."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers such as 1000,4000, "
+                                         f"got {text!r}")
+    return values
+
+
+def positive_int(text: str) -> int:
+    """One positive integer."""
+    values = positive_ints(text)
+    if len(values) != 1:
+        raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
+    return values[0]
+
+
+def memory_bandwidth(gib: float = 1.0, repeats: int = 5) -> float:
+    """Bytes per second read by ``numpy.sum`` over a ``gib``-GiB float64 array (best of repeats)."""
+    data = np.ones(int(gib * 2 ** 30) // 8)
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        data.sum()
+        best = min(best, time.perf_counter() - start)
+    return data.nbytes / best
+
+
+def run_child(rows: int, W: int, threads: int | None) -> dict:
+    """One configuration in a fresh process (``python -m`` this module), so its peak RSS is its
+    own."""
+    env = dict(os.environ)
+    if threads:
+        env["NUMBA_NUM_THREADS"] = str(threads)
+    done = subprocess.run([sys.executable, "-m", "experiments.release.bench.scale", f"{rows},{W}"],
+                          env=env, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def plot(frame, out: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (W, group), color in zip(frame.groupby("W"), ("C0", "C1", "C2")):
+        group = group.sort_values("support")
+        ax.plot(group["support"], group["per_iter_s"], "o-", color=color,
+                label=f"PMW^Pub, W = {W}")
+        ax.plot(group["support"], group["bandwidth_s"], ":", color=color,
+                label=f"memory-bandwidth limit, W = {W}")
+    ax.plot(PAPER_POINT["support"], PAPER_POINT["per_iter_s"], "k*", markersize=12,
+            label="paper, Table 1 (full ACS, W = 4,096)")
+    ax.set(xscale="log", yscale="log", xlabel="public support size |X̂| (distinct rows)",
+           ylabel="seconds per iteration",
+           title="PMW^Pub on the full-ACS shape (67 attributes, 3-way), T = 20")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "scaling.png", dpi=150)
+
+
+def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = None,
+                  out: str = "results/bench") -> None:
+    """Run every (support size, W) in its own process; print, write scaling.csv and .png."""
+    import pandas as pd
+
+    print(f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    records = []
+    threads = threads
+    for W in workloads:
+        for rows in sizes:
+            record = run_child(rows, W, threads)
+            record["threads"] = threads or os.cpu_count()
+            records.append(record)
+            print(f"support {record['support']:>7,}  W {W:>5}  tables {record['tables']:>5}  "
+                  f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"
+                  f"  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
+                  f"max error {record['max_error']:.4f}", flush=True)
+    # measured last: a child inherits the parent's peak RSS through fork + exec
+    bandwidth = memory_bandwidth()
+    frame = pd.DataFrame(records)
+    frame["bandwidth_gbs"] = bandwidth / 1e9
+    frame["bandwidth_s"] = frame["pass_bytes"] / bandwidth
+    print(f"memory bandwidth (numpy sum over 1 GiB): {bandwidth / 1e9:.1f} GB/s; one full pass "
+          f"if limited by reading memory alone:")
+    for row in frame.itertuples():
+        print(f"  support {row.support:>7,}  W {row.W:>5}: {row.bandwidth_s:.4f} s "
+              f"(measured {row.per_iter_s / row.bandwidth_s:.1f}x that per iteration)")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out / "scaling.csv", index=False)
+    plot(frame, out)
+    print(f"wrote {out / 'scaling.csv'} and {out / 'scaling.png'}")
+
+
+if __name__ == "__main__":  # the child process of run_child: ROWS,W -> one JSON line
+    print(json.dumps(one_configuration(*positive_ints(sys.argv[1]))))

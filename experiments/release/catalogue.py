@@ -1,0 +1,201 @@
+"""The artefact catalogue of Liu et al. 2021 (PMW^Pub): every figure and table as a list of
+*blocks*, each an experiment preset (``conf/experiment``) plus overrides, i.e. exactly
+``python run.py -m experiment=<preset> <overrides>``, tagged with the figure row it feeds and its
+role (test or validation). :mod:`experiments.release.reproduce` runs, collects and draws them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
+
+
+@dataclass(frozen=True)
+class Block:
+    """``run.py -m experiment=<preset> <overrides>``, feeding figure row ``row`` as ``role``."""
+
+    preset: str
+    overrides: tuple[str, ...] = ()
+    row: str = ""
+    role: str = "test"
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """A figure or table: its blocks, output folder, default tuning and kind (errors | runtime)."""
+
+    name: str
+    out: str
+    blocks: tuple[Block, ...]
+    tuning: str = "paper"
+    kind: str = "errors"
+    title: str = ""
+    needs_internet: bool = False
+    notes: Callable[[list[dict]], list[str]] | None = None   # extra summary.md lines
+    quick_keep: tuple[str, ...] = field(default=("public", "public.delta", "public.fraction",
+                                                 "algo"))
+
+
+def _baselines(preset: str, row: str, role: str, extra: tuple[str, ...], public: str,
+               mwem: bool, zcdp: bool = False) -> list[Block]:
+    """DualQuery (η, s grid; with ``zcdp`` also under zCDP accounting), optionally MWEM, on
+    ``row``; their public is irrelevant but fixed to ``public`` so they share the problem of
+    that PMW^Pub line."""
+    fixed = (*extra, f"public={public}", "public.fraction=1.0")
+    blocks = [Block(preset, (*fixed, "algo=dualquery", "T=1", *DQ_GRID), row, role)]
+    if zcdp:
+        blocks.append(Block(preset, (*fixed, "algo=dualquery", "T=1", *DQ_GRID,
+                                     "algo.accounting=zcdp"), row, role))
+    if mwem:
+        blocks.append(Block(preset, (*fixed, "algo=mwem"), row, role))
+    return blocks
+
+
+def _references(preset: str, row: str, extra: tuple[str, ...] = ()) -> list[Block]:
+    """The ε-free lines of every public of the row: the public data alone (public only) and its
+    best mixture error (exact LP and the paper's MW estimate, non-private)."""
+    fixed = (*extra, "eps=1.0", "T=1")
+    return [Block(preset, (*fixed, "algo=public_only"), row),
+            Block(preset, (*fixed, *MIXTURE), row)]
+
+
+#: the best mixture blocks: exact LP within 60 s (else the MW estimate stands, labelled) on
+#: repetition 0 only, to bound the sweep's time.
+MIXTURE = ("algo=best_mixture", "algo.method=both", "algo.lp_time_limit=60", "runs=1")
+
+
+#: DualQuery's (η, s) grid; the optimum sat at η = 4, s = 25 (largest η, smallest s) of
+#: {2, 4} × {25, 50}, so the grid extends both ways.
+DQ_GRID = ("algo.eta=2.0,4.0,8.0", "algo.samples=10,25")
+
+
+def paper_scale_divergences(configs: list[dict]) -> list[str]:
+    """The exact D_2 and D_∞ (and KL) of each synthetic public model from the private one."""
+    from pubpriv_core.data.synthetic import make_pair, renyi_divergence
+
+    lines = ["", "Exact divergences of each public model Q (shift λ) from the private model P "
+             "(chain models, computed exactly; nats):", "",
+             "| shift λ | D_1 (KL) | D_2 | D_∞ |", "|---|---|---|---|"]
+    shifts = sorted({c["public"]["shift"] for c in configs if c["algo"]["name"] == "pmwpub"})
+    base = next(c["dataset"] for c in configs)
+    for shift in shifts:
+        pair = make_pair(base["preset"], shift, base["seed"], base["concentration"])
+        kl, d2, dinf = (renyi_divergence(pair.private, pair.public, a) for a in (1, 2, np.inf))
+        lines.append(f"| {shift:g} | {kl:.4f} | {d2:.4f} | {dinf:.4f} |")
+    return lines
+
+
+def _row(preset: str, row: str, extra: tuple[str, ...] = (), *, public0: str, mwem: bool,
+         role: str = "test", publics: str | None = None) -> list[Block]:
+    """PMW^Pub on ``row``; on test rows also the references and the baselines (the paper tunes
+    the baselines by their best average, so they need no validation runs)."""
+    extra = (*extra, f"public={publics}") if publics else extra
+    if role == "validation":
+        return [Block(preset, extra, row, role)]
+    return [Block(preset, extra, row, role), *_references(preset, row, extra),
+            *_baselines(preset, row, role, tuple(e for e in extra if not e.startswith("public=")),
+                        public0, mwem)]
+
+
+def _fraction_rows(preset: str, publics: dict[str, str]) -> list[Block]:
+    """Fig. 3: one row per public source (the preset sweeps its fraction p), each with its
+    references and the (shared) baselines, DualQuery under both accountings."""
+    blocks = []
+    for row, public in publics.items():
+        blocks += [Block(preset, (f"public={public}",), row),
+                   *_references(preset, row, (f"public={public}",)),
+                   *_baselines(preset, row, "test", (), next(iter(publics.values())), False,
+                               zcdp=True)]
+    return blocks
+
+
+_PAPER_SCALE_ROW = "full-ACS shape, synthetic"
+_NIST_FULL = ("dataset.reduced=false", "workload.k=3")
+_NIST_TX = ("dataset.region=tx",)
+_SHIFT_EPS = ("eps=0.1,0.25,0.5,1.0",)
+_SHIFT_NATIONAL = (*_NIST_FULL, "dataset.region=national", *_SHIFT_EPS)
+_SHIFT_TX = (*_NIST_FULL, *_NIST_TX, *_SHIFT_EPS)
+_ACS_FULL = ("dataset.reduced=false", "workload.k=3", "workload.size=4096")
+_ACS_GA = ("dataset.state=GA",)
+_ACS_GA_PUBLICS = "{year:2014},{state:NC},{state:CA},{state:TX},{state:NY},{state:FL},{state:IL}"
+_ACS_LARGE = ("CA", "TX", "NY", "FL", "IL")
+_ACS_VAL_PA = ",".join(f"{{state:{s},year:2018}}" for s in ("OH", *_ACS_LARGE))
+_ACS_VAL_GA = ",".join(f"{{state:{s},year:2018}}" for s in ("NC", *_ACS_LARGE))
+
+ARTEFACTS = {a.name: a for a in [
+    Artefact("fig2", "results/fig2_adult_bias", (
+        Block("fig2_adult_bias", (), "ADULT"),
+        Block("fig2_adult_bias", ("algo=public_only", "eps=1.0", "T=1"), "ADULT"),
+        Block("fig2_adult_bias_dualquery", (), "ADULT"),
+        Block("fig2_adult_bias_mixture", MIXTURE[2:], "ADULT")),
+        title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs DualQuery"),
+    Artefact("fig1_nist", "results/fig1_nist", (
+        *_row("fig1_nist", "reduced, private MA-2019", public0="{year:2018}", mwem=True),
+        *_row("fig1_nist", "full, private MA-2019", _NIST_FULL, public0="{year:2018}",
+              mwem=False),
+        *_row("fig1_nist", "full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
+              public0="{year:2018}", mwem=False,
+              publics="{year:2018},{region:national},{region:ma}"),
+        # validation: the 2018 file of the same region treated as private, same public files
+        *_row("fig1_nist", "reduced, private MA-2019", ("dataset.year=2018",),
+              public0="{region:national,year:2019}", mwem=True, role="validation",
+              publics="{region:national,year:2019},{region:tx,year:2019}"),
+        *_row("fig1_nist", "full, private MA-2019", (*_NIST_FULL, "dataset.year=2018"),
+              public0="{region:national,year:2019}", mwem=False, role="validation",
+              publics="{region:national,year:2019},{region:tx,year:2019}"),
+        *_row("fig1_nist", "full, private TX-2019", (*_NIST_FULL, *_NIST_TX,
+                                                     "dataset.year=2018"),
+              public0="{region:national,year:2019}", mwem=False, role="validation",
+              publics="{region:national,year:2019},{region:ma,year:2019}")),
+        title="NIST ACS excerpts: max error vs ε (Fig. 1 layout)"),
+    Artefact("fig3_nist", "results/fig3_nist", (
+        *_fraction_rows("fig3_nist", {"public MA-2018": "{year:2018}",
+                                      "public NATIONAL-2019": "{region:national}"}),),
+        title="NIST MA-2019, full domain, 3-way: public fraction p"),
+    Artefact("nist_shift", "results/nist_shift", (
+        *_row("fig1_nist", "full, private NATIONAL-2019", _SHIFT_NATIONAL, public0="{year:2018}",
+              mwem=False, publics="{region:ma},{region:tx},{year:2018}"),
+        *_row("fig1_nist", "full, private TX-2019", _SHIFT_TX, public0="{year:2018}",
+              mwem=False, publics="{region:ma}")),
+        title="NIST ACS excerpts, full domain, 3-way: public data from another population"),
+    Artefact("table1", "results/table1", (
+        Block("table1_runtime", (), "reduced"),
+        Block("table1_runtime", ("algo=pmwpub", "dataset.reduced=false", "workload.k=3"),
+              "full")),
+        kind="runtime", title="Per-iteration run time (one process)"),
+    Artefact("fig1_paper_scale", "results/fig1_paper_scale", (
+        Block("fig1_paper_scale", (), _PAPER_SCALE_ROW),
+        Block("fig1_paper_scale", ("algo=public_only", "eps=1.0", "T=1"), _PAPER_SCALE_ROW),
+        Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1",
+                                   "runs=1"), _PAPER_SCALE_ROW),
+        *_baselines("fig1_paper_scale", _PAPER_SCALE_ROW, "test", (),
+                    "{role:public,shift:0.0}", False)),
+        notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
+        title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
+    Artefact("fig1_acs", "results/fig1_acs", (
+        *_row("fig1_acs", "reduced, private PA-18", public0="{year:2014}", mwem=True),
+        *_row("fig1_acs", "full, private PA-18", _ACS_FULL, public0="{year:2014}", mwem=False),
+        *_row("fig1_acs", "full, private GA-18", (*_ACS_FULL, *_ACS_GA), public0="{year:2014}",
+              mwem=False, publics=_ACS_GA_PUBLICS),
+        *_row("fig1_acs", "reduced, private PA-18", ("dataset.year=2014",),
+              public0="{state:OH,year:2018}", mwem=True, role="validation",
+              publics=_ACS_VAL_PA),
+        *_row("fig1_acs", "full, private PA-18", (*_ACS_FULL, "dataset.year=2014"),
+              public0="{state:OH,year:2018}", mwem=False, role="validation",
+              publics=_ACS_VAL_PA),
+        *_row("fig1_acs", "full, private GA-18", (*_ACS_FULL, *_ACS_GA, "dataset.year=2014"),
+              public0="{state:NC,year:2018}", mwem=False, role="validation",
+              publics=_ACS_VAL_GA)),
+        needs_internet=True,
+        title="ACS (folktables): max error vs ε (Fig. 1)"),
+    Artefact("fig3_fraction", "results/fig3_fraction", (
+        *_fraction_rows("fig3_fraction", {"public PA-14": "{year:2014}",
+                                          "public OH-18": "{state:OH}"}),),
+        needs_internet=True, title="ACS PA-18, full domain, 3-way, W = 4096: public fraction"),
+]}
+
+#: the preset names, as synonyms of the artefact names
+ALIASES = {"fig2_adult_bias": "fig2", "table1_runtime": "table1"}

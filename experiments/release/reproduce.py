@@ -1,0 +1,202 @@
+"""Regenerate one artefact of the catalogue (:mod:`experiments.release.catalogue`): all its blocks
+run as one sweep (:mod:`experiments.release.sweep`: shared problems, resumable); the records are
+collected (:mod:`experiments.release.collect`), the hyper-parameters selected
+(:mod:`experiments.release.tuning`) and the figure drawn (:mod:`experiments.release.figures`). The
+wall time is printed and written to ``summary.md`` with the command, machine and commit.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.console import (EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, UserError,
+                                 write_failure)
+from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
+from experiments.release.cli import interrupted
+from experiments.release.collect import collect
+from experiments.release.figures import line_labels, plot_artefact, runtime_table
+from experiments.release.store import config_hash
+from experiments.release.summary import build, selected_table, summary_text
+from experiments.release.sweep import compose_jobs, expand, run_sweep
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
+    """``--quick``: one run, ε at the grid's ends, the first value of every other swept axis
+    except the ``keep`` axes (the public sources, which are what a figure compares)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from experiments.release.sweep import preset_grid
+
+    grid = preset_grid(block.preset)
+    grid.update(o.split("=", 1) for o in block.overrides)
+    parser, out = OverridesParser.create(), ["runs=1"]
+    for key, value in grid.items():
+        parsed = parser.parse_override(f"{key}={value}")
+        if key in keep or not parsed.is_sweep_override():
+            continue
+        values = list(parsed.sweep_string_iterator())
+        out.append(f"{key}={','.join(values[::len(values) - 1] if key == 'eps' else values[:1])}")
+    return out
+
+
+@dataclass
+class Plan:
+    """The distinct configs of an artefact and the (row, role) each feeds."""
+
+    configs: list[dict]
+    tags: pd.DataFrame  # config_hash, row, role (a config may feed several rows)
+
+
+def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
+    """Compose every block of ``artefact`` with the extra ``settings`` (``--set``, paths)."""
+    jobs, owners = [], []
+    for block in artefact.blocks:
+        extra = quick_overrides(block, artefact.quick_keep) if quick else []
+        block_jobs = expand(block.preset, [*block.overrides, *extra, *settings])
+        jobs += block_jobs
+        owners += [block] * len(block_jobs)
+    configs: dict[str, dict] = {}
+    tags = []
+    for cfg, block in zip(compose_jobs(jobs), owners):  # one Hydra compose per group choice
+        chash = config_hash(cfg)
+        configs.setdefault(chash, cfg)
+        tags.append((chash, block.row, block.role))
+    frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"]).drop_duplicates()
+    return Plan(list(configs.values()), frame)
+
+
+def collect_plan(p: Plan) -> pd.DataFrame:
+    """The records of the plan's configs (runs < ``runs``), tagged with row and role."""
+    dirs = sorted({cfg["results_dir"] for cfg in p.configs})
+    table = pd.concat([collect(d) for d in dirs], ignore_index=True)
+    runs = {config_hash(cfg): cfg["runs"] for cfg in p.configs}
+    table = table[table["config_hash"].map(runs).gt(table["run"])]
+    return line_labels(table.merge(p.tags, on="config_hash", how="inner"))
+
+
+def machine() -> str:
+    """CPU model, core count and the current load (``/proc``), for the timing notes."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [ln.split(":", 1)[1].strip() for ln in cpuinfo.read_text().splitlines()
+                 if ln.startswith("model name")]
+        model = names[0] if names else model
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{model}, {os.cpu_count()} cores, load average (1/5/15 min) {load}"
+
+
+def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
+    """|X| of the private dataset of each row (Table 1's "MWEM infeasible" column)."""
+    from experiments.release.problems import data_context, load
+
+    sizes = {}
+    for block in artefact.blocks:
+        cfg = compose_jobs(expand(block.preset, [*block.overrides, "runs=1"]))[0]
+        with data_context(next(c["data_root"] for c in configs)):
+            sizes[block.row] = int(load(cfg["dataset"]).domain.size())
+    return sizes
+
+
+def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
+                  notes: list[str], plan_configs: list[dict]) -> list[Path]:
+    """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "runs.csv"]
+    table.to_csv(written[0], index=False)
+    if artefact.kind == "runtime":
+        text = runtime_table(table, machine(), domain_sizes(artefact, plan_configs))
+        (out / "table1.md").write_text(text)
+        written.append(out / "table1.md")
+        summary = text
+    else:
+        figure = build(table, tuning)
+        selected_table(figure).to_csv(out / "selected.csv", index=False)
+        rows = list(dict.fromkeys(b.row for b in artefact.blocks))
+        plot_artefact(figure, f"{artefact.title} — tuning: {tuning}", rows).savefig(
+            out / "figure.png", dpi=130)
+        written += [out / "selected.csv", out / "figure.png"]
+        summary = summary_text(figure)
+    if artefact.notes:
+        summary = "\n".join([summary, *artefact.notes(plan_configs)])
+    (out / "summary.md").write_text("\n".join([f"# {artefact.title}", "", *notes, "",
+                                               summary, ""]))
+    return written + [out / "summary.md"]
+
+
+def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs: int = 2,
+              settings: list[str] | None = None, data_root: str | None = None,
+              results_dir: str | None = None, out: str | None = None, no_run: bool = False,
+              command: list[str] | None = None) -> int:
+    """Sweep, collect, select and draw artefact ``name`` (or an alias); returns the exit status.
+
+    ``settings`` are overrides applied to every block; ``command`` is the command line recorded
+    in ``summary.md``. Bad input is one ``error:`` line (status 2), a failed write one line
+    (status 1), Ctrl-C the records kept (status 130)."""
+    tick = time.perf_counter()
+    artefact = ARTEFACTS[ALIASES.get(name, name)]
+    tuning = tuning or artefact.tuning
+    settings = [*(settings or [])]
+    settings += [f"data_root={data_root}"] if data_root else []
+    settings += [f"results_dir={results_dir}"] if results_dir else []
+    folder = Path(out or (f"runs/quick/{artefact.name}" if quick else artefact.out))
+    jobs = 1 if artefact.kind == "runtime" else jobs
+    folders: list[str] = []
+    try:
+        work = plan(artefact, settings, quick)
+        folders = sorted({cfg["results_dir"] for cfg in work.configs})
+        report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
+        table = collect_plan(work)
+        notes = run_notes(command or [], artefact, tuning, report, jobs,
+                          time.perf_counter() - tick)
+        if report is None:  # keep the provenance of the sweep that made the records
+            notes = previous_notes(folder) + notes
+        written = write_outputs(artefact, table, tuning, folder, notes, work.configs)
+    except (UserError, ValueError) as err:
+        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as err:                # disk full, read-only, permissions: one line
+        print(f"error: {write_failure(err, folders)}", file=sys.stderr)
+        return EXIT_FAULT
+    except KeyboardInterrupt:
+        print(interrupted(folders), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    for path in written:
+        print(f"wrote {path}")
+    print(f"{artefact.name}: wall time {time.perf_counter() - tick:.1f} s ({machine()})")
+    return 0
+
+
+def previous_notes(out: Path) -> list[str]:
+    """The provenance lines of an earlier summary.md (kept when only re-plotting)."""
+    path = out / "summary.md"
+    if not path.is_file():
+        return []
+    lines = path.read_text().split("\n\n")[1].splitlines()
+    return [line for line in lines if line.startswith("- ") and not line.startswith("- redrawn")]
+
+
+def run_notes(argv: list[str], artefact: Artefact, tuning: str, report, jobs: int,
+              wall: float) -> list[str]:
+    """The provenance lines of summary.md: command, tuning, wall time, machine, commit."""
+    command = " ".join(["python scripts/reproduce.py", *argv])
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
+                            capture_output=True, text=True).stdout.strip()
+    if report is None:
+        return [f"- redrawn from the stored records: `{command}` (commit {commit})"]
+    done = (f"{report.tasks} runs of {report.configs} configurations, {report.skipped} already "
+            f"stored, {report.tasks - report.skipped} run in {report.wall_s:.1f} s")
+    tuned = [] if artefact.kind == "runtime" else [
+        f"- hyper-parameters (T; DualQuery η, s): {tuning}"]
+    return [f"- command: `{command}`", *tuned,
+            f"- sweep: {done}; {jobs} worker(s); wall time up to collection {wall:.1f} s",
+            f"- machine: {machine()}; commit {commit}"]
+
