@@ -108,3 +108,57 @@ def test_reduction_b_checks_sample_size_and_runs():
     X = rng.random(n_tilde)
     out = A.reduction_b(X, X < 0.5, learner, d0, 1000, 5, rng)
     assert 0.0 <= out.hypothesis[0] <= 1.0 and not out.exited_early
+
+
+def test_hard_mixture_excess_is_p_times_error_on_d():
+    inst = A.HardMixture(0.01, 0.25)
+    rng = np.random.default_rng(3)
+    X, y = inst.sample(400_000, rng)
+    for t in (0.0, 0.2, 0.25, 0.4, 0.9):
+        emp = np.mean((X < t) != y) - np.mean((X < 0.25) != y)
+        assert abs(emp - inst.excess(t)) < 4e-3
+    assert inst.excess(0.9) == pytest.approx(16 * 0.01 * 2 * 0.25)
+    with pytest.raises(ValueError, match="alpha"):
+        A.HardMixture(0.05, 0.25)
+
+
+def test_hard_mixture_cover_failure_matches_monte_carlo():
+    inst = A.HardMixture(0.01, 0.3)
+    rng = np.random.default_rng(4)
+    for n_pub in (20, 80):
+        fails = np.mean([inst.best_cover_excess(inst.sample(n_pub, rng)[0]) > 0.01 for _ in range(3000)])
+        exact = inst.cover_failure(n_pub)
+        assert abs(fails - exact) < 4 * math.sqrt(exact * (1 - exact) / 3000) + 1e-3
+    assert A.HardMixture(0.01, 0.02).cover_failure(5) == 0.0  # the threshold 0 is within 1/32
+
+
+def test_hard_instance_asspp_fails_below_and_succeeds_above_one_over_alpha():
+    fail = lambda n_pub: np.mean([A.hard_instance_trial(0.02, 4000, n_pub, 1.0, 0, np.random.default_rng(i))[0] > 0.02  # noqa: E731
+                                  for i in range(150)])
+    assert fail(5) > 0.7 and fail(400) < 0.05
+    assert A.hard_instance_failure(0.02, 5) > 0.75 and A.hard_instance_failure(0.02, 400) < 1e-3
+
+
+def test_zipf_grid_cover_grows_with_public_sample():
+    D = A.zipf_grid(2**16, 1.5, 2**20)
+    rng = np.random.default_rng(5)
+    sizes = [len(Thresholds(2**40).cover(D.sample(n, rng))) for n in (100, 1000, 10000)]
+    assert sizes[0] < sizes[1] < sizes[2] < 10001 and sizes[2] > 3 * sizes[0]
+    cls = Thresholds(2**40)
+    t = A.median_threshold(cls, D)
+    assert D.prob_below(t) < 0.5 <= D.prob_below(t + 1)
+
+
+def test_asspp_growing_trial_reports_excess_and_cover_size():
+    cls, D = Thresholds(None), Mixture01.uniform()
+    out = np.array([A.asspp_growing_trial(cls, D, 0.1, 50, 1.0, 2000, np.random.default_rng(i)) for i in range(40)])
+    assert np.all(out[:, 1] == 51) and np.quantile(out[:, 0], 0.9) < 0.1
+    tiny = np.array([A.asspp_growing_trial(cls, D, 0.1, 50, 1.0, 2, np.random.default_rng(i)) for i in range(40)])
+    assert tiny[:, 0].mean() > out[:, 0].mean() + 0.05
+
+
+def test_finite_distribution_sample_is_rng_choice():
+    D = FiniteDistribution(np.arange(7) * 3, [0.1, 0.2, 0.05, 0.05, 0.3, 0.2, 0.1])
+    a = D.sample(1000, np.random.default_rng(5))
+    b = D.points[np.random.default_rng(5).choice(7, size=1000, p=D.probs)]
+    assert np.array_equal(a, b)

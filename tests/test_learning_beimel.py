@@ -199,3 +199,36 @@ def test_seed_learner_matches_brute_force_law_with_prg_collisions():
     ok = p > 0.005
     chi2 = ((draws[ok] - 4000 * p[ok]) ** 2 / (4000 * p[ok])).sum()
     assert chi2 < stats.chi2.ppf(0.999, ok.sum() - 1)
+
+
+def test_sparse_representation_matches_pattern_shortcut_law():
+    """Both shortcuts draw from the same law: success rates on a 3-point support agree."""
+    D = FiniteDistribution([0, 9, 17], [0.8, 0.1, 0.1])
+
+    def rate(learner, R=1500):
+        ok = 0
+        for i in range(R):
+            rng = np.random.default_rng(i)
+            X = D.sample(150, rng)
+            m = learner(X, X == 9, D.points, 8, 0.1, 1.0, rng)
+            ok += D.mass(m != (D.points == 9)) < 0.1
+        return ok / R
+
+    a, b = rate(B.learn_representation_fresh), rate(B.learn_representation_sparse)
+    assert 0.5 < a < 0.95 and abs(a - b) < 4 * np.sqrt(2 * a * (1 - a) / 1500)
+
+
+def test_sparse_representation_on_wide_support_learns_with_enough_samples():
+    pts = np.arange(66)
+    D = FiniteDistribution(pts, np.append(np.full(65, 0.9 / 65), 0.1))
+    errs = []
+    for i in range(30):
+        rng = np.random.default_rng(i)
+        X = D.sample(3000, rng)
+        m = B.learn_representation_sparse(X, X == 65, D.points, 32, 0.1, 1.0, rng)
+        errs.append(D.mass(m != (D.points == 65)))
+    assert np.mean(np.array(errs) < 0.1) > 0.9
+    small = [D.mass(B.learn_representation_sparse(X := D.sample(5, np.random.default_rng(i)), X == 65, D.points,
+                                                  32, 0.1, 1.0, np.random.default_rng(i)) != (D.points == 65))
+             for i in range(30)]
+    assert np.mean(np.array(small) < 0.1) < 0.5

@@ -22,6 +22,7 @@ import numpy as np
 from pubpriv_core.privacy import exponential_mechanism, exponential_mechanism_probabilities
 
 from .classes import ConceptClass, Intervals, Thresholds
+from .distributions import FiniteDistribution
 
 
 # ---------------------------------------------------------------- cover radius (exact)
@@ -127,3 +128,104 @@ def reduction_b(X_tilde, y_tilde, learner: Callable, draw_d0: Sampler, n_priv: i
     X, y, early, used = priv_samp(X_tilde, y_tilde, draw_d0, p, n_priv, rng)
     X_pub, _ = draw_d0(n_pub, rng)
     return ReductionOutput(learner(X, y, X_pub, rng), early, used)
+
+
+# ---------------------------------------------------------------- the lower-bound instance (Thm 4.1/4.2)
+@dataclass(frozen=True)
+class HardMixture:
+    """Lemma 4.4's mixture D(p) = p·D + (1 − p)·D0 at the size where Thm 4.1 bites.
+
+    D is realizable by thresholds 1[x < t*]: x ∼ U[0, ½).  D0 is the lemma's dummy distribution:
+    y ∼ Ber(½) independent of x, with x ∼ U[½, 1) (the lemma allows any x-marginal; a disjoint one
+    makes the D0 part of a public sample carry nothing about D).  p = 16α is the lemma's
+    p = 1/(100·n_pub) at n_pub = 1/(1600α), so excess α on D(p) is err(h; D) = 1/16 on D:
+    err(h; D(p)) − min_H err = p·err(h; D) = p·2·|clip(t, 0, ½) − t*| (D0 contributes ½ to every h).
+    """
+
+    alpha: float
+    t_star: float
+
+    def __post_init__(self):
+        if not 0 < self.alpha <= 1 / 32:
+            raise ValueError(f"alpha must be in (0, 1/32] so that p = 16α ≤ ½, got {self.alpha}; lower alpha")
+        if not 0 <= self.t_star <= 0.5:
+            raise ValueError(f"t_star must be in [0, 1/2], got {self.t_star}; put the target inside D's support")
+
+    @property
+    def p(self) -> float:
+        return 16 * self.alpha
+
+    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """n labelled draws from D(p)."""
+        from_d = rng.random(int(n)) < self.p
+        x = np.where(from_d, 0.5 * rng.random(int(n)), 0.5 + 0.5 * rng.random(int(n)))
+        y = np.where(from_d, x < self.t_star, rng.random(int(n)) < 0.5)
+        return x, y
+
+    def excess(self, t) -> np.ndarray | float:
+        """err(h_t; D(p)) − min_H err(·; D(p)) = p·err(h_t; D), exactly."""
+        out = self.p * 2.0 * np.abs(np.clip(np.asarray(t, dtype=float), 0.0, 0.5) - self.t_star)
+        return float(out) if out.ndim == 0 else out
+
+    def best_cover_excess(self, T_pub) -> float:
+        """Smallest excess of any element of the public cover (``Thresholds(None).cover``): what a
+        learner restricted to the cover reaches with unlimited private data."""
+        return float(np.min(self.excess(Thresholds(None).cover(T_pub)[:, 0])))
+
+    def cover_failure(self, n_pub: int) -> float:
+        """P[best_cover_excess > α] exactly: no cover threshold within 1/32 of t* (excess α ⇔
+        |t − t*| = α/(2p) = 1/32).  The threshold 0 is always in the cover; a public point lands in
+        the window w.p. p·2·|window ∩ [0, ½)|."""
+        lo, hi = self.t_star - 1 / 32, self.t_star + 1 / 32
+        if lo <= 0:
+            return 0.0
+        return float((1.0 - self.p * 2.0 * (min(hi, 0.5) - lo)) ** int(n_pub))
+
+
+def hard_instance_trial(alpha: float, n_priv: int, n_pub: int, eps: float, n: int,
+                        rng: np.random.Generator) -> list:
+    """One run of ASSPP on :class:`HardMixture` with t* ∼ U[1/8, 3/8] (public sample unlabelled,
+    both drawn from D(p)); ``n`` is unused (the sizes are fixed).  Returns [ASSPP's excess, the best
+    cover element's excess]; a run fails when its excess exceeds α."""
+    inst = HardMixture(alpha, 0.125 + 0.25 * rng.random())
+    X, y = inst.sample(n_priv, rng)
+    T_pub, _ = inst.sample(n_pub, rng)
+    h = asspp(Thresholds(None), X, y, T_pub, eps, rng)
+    return [inst.excess(h[0]), inst.best_cover_excess(T_pub)]
+
+
+def hard_instance_failure(alpha: float, n_pub: int, grid: int = 513) -> float:
+    """P[best cover element's excess > α] averaged over t* ∼ U[1/8, 3/8] (midpoint rule on ``grid``
+    targets; exact per target by :meth:`HardMixture.cover_failure`)."""
+    ts = 0.125 + 0.25 * (np.arange(grid) + 0.5) / grid
+    return float(np.mean([HardMixture(alpha, t).cover_failure(n_pub) for t in ts]))
+
+
+# ---------------------------------------------------------------- ASSPP with a growing cover
+def zipf_grid(n_points: int, s: float, spacing: int) -> FiniteDistribution:
+    """Heavy-tailed marginal on the grid: P(x = k·spacing) ∝ k^{−s}, k = 1..n_points.  The number of
+    distinct points among n_pub draws — and with it the cover |H̃| — keeps growing with n_pub
+    (≈ n_pub^{1/s} while that is ≪ n_points)."""
+    k = np.arange(1, int(n_points) + 1, dtype=float)
+    w = k ** (-float(s))
+    return FiniteDistribution(np.arange(1, int(n_points) + 1, dtype=np.int64) * int(spacing), w / w.sum())
+
+
+def median_threshold(cls: Thresholds, dist) -> float | int:
+    """The target t* of the growing-cover runs: the smallest grid point with F(t*) ≥ ½ (½ on [0,1])."""
+    if cls.N is None:
+        return 0.5
+    pts = np.sort(dist.points)
+    return int(pts[np.searchsorted(np.asarray(dist.prob_below(pts + 1)), 0.5)])
+
+
+def asspp_growing_trial(cls: Thresholds, dist, noise: float, n_pub: int, eps: float, n: int,
+                        rng: np.random.Generator) -> list:
+    """ASSPP with n private examples (labels 1[x < t*] flipped w.p. η) and n_pub unlabelled public
+    points.  Returns [excess (1 − 2η)·dis(h, t*; D), cover size |H̃|]."""
+    t_star = median_threshold(cls, dist)
+    X, y = cls.sample([t_star], dist, n, rng, noise=noise)
+    T_pub = dist.sample(n_pub, rng)
+    cover = cls.cover(T_pub)
+    h = cover[exponential_mechanism(asspp_scores(cls, X, y, cover), eps, 1.0, rng)]
+    return [float((1 - 2 * noise) * cls.disagreement(h, [t_star], dist)[0]), float(len(cover))]

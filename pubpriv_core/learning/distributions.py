@@ -47,6 +47,7 @@ class FiniteDistribution:
             raise ValueError(f"got {len(points)} points and {len(probs)} probabilities; pass one probability per point")
         self.points, self.probs = points, probs
         self._sorted = None
+        self._cdf = None
 
     @classmethod
     def uniform(cls, points) -> "FiniteDistribution":
@@ -57,8 +58,12 @@ class FiniteDistribution:
         return len(self.probs)
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """n i.i.d. points (rows of ``points``)."""
-        return self.points[rng.choice(len(self.probs), size=int(n), p=self.probs)]
+        """n i.i.d. points (rows of ``points``) by inverse CDF: the draws of
+        ``rng.choice(len, size=n, p=probs)``, with the CDF computed once per distribution."""
+        if self._cdf is None:
+            cdf = np.cumsum(self.probs)
+            self._cdf = cdf / cdf[-1]
+        return self.points[np.searchsorted(self._cdf, rng.random(int(n)), side="right")]
 
     def mass(self, mask: np.ndarray) -> float | np.ndarray:
         """D(A) for a boolean mask over the support, or a (k, |support|) stack of masks."""

@@ -234,8 +234,15 @@ def subsamp_answer(chunk_t: np.ndarray, queries: np.ndarray, T: float, lam: floa
     """A_SubSamp Steps 6–11 with A_stab (Alg. 6) at ε_s = 1/(2λ): ct(1) = #{j: t_j ≤ x̃},
     dist = |ct(1) − ct(0)|; answer q̂ if dist + Lap(2λ) > ŵ else ⊥ (c += 1, ŵ ← w + Lap(λ));
     process queries while c ≤ T."""
-    k, m = len(chunk_t), len(queries)
     ct1 = np.searchsorted(np.sort(chunk_t), queries, side="right")
+    return subsamp_answer_counts(ct1, len(chunk_t), T, lam, w, rng)
+
+
+def subsamp_answer_counts(ct1: np.ndarray, k: int, T: float, lam: float, w: float,
+                          rng: np.random.Generator) -> SubSampOutput:
+    """:func:`subsamp_answer` given ct(1) per query (chunks voting 1) out of k chunks — the part of
+    A_SubSamp that does not depend on the class."""
+    m = len(ct1)
     vote = (2 * ct1 > k).astype(np.int8)                      # ties go to 0 (argmax of ct)
     noisy = np.abs(2 * ct1 - k) + rng.laplace(0.0, 2 * lam, m)
     bottom = np.zeros(m, bool)
