@@ -2,7 +2,7 @@
 """Benchmark AIM, MST and JAM-PGM on the NIST reduced domain: time per run and error.
 
 Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--runs 3] [--algos aim mst
-aim_public_init]``
+aim_public_tree aim_public_init]``
 
 The setting and what is printed are described in :mod:`experiments.release.bench.pgm`.
 """

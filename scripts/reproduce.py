@@ -7,6 +7,8 @@
     python scripts/reproduce.py nist_shift      # NIST: private national-2019 / TX-2019, publics
                                                 #   from other populations (MA, TX, 2018)
     python scripts/reproduce.py table1          # Table 1, per-iteration run time
+    python scripts/reproduce.py sota            # NIST reduced: PMW^Pub vs AIM, MST, JAM-PGM
+    python scripts/reproduce.py sota_adult      # ADULT (Δ = 0, 0.65): the same algorithms
     python scripts/reproduce.py fig1_acs        # Fig. 1 on ACS via folktables (needs internet)
     python scripts/reproduce.py fig3_fraction   # Fig. 3 on ACS via folktables (needs internet)
     options: --quick (1 run, 2 ε, first value of the other axes)

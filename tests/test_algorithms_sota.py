@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm, select_measure
+from pubpriv_core.algorithms.aim import public_tree
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.data import from_dataset, load_dataset
 from pubpriv_core.privacy import eps_from_rho, rho_from_eps
@@ -86,7 +87,8 @@ class Spy:
 
 
 @pytest.mark.parametrize("algo, options, spends_all", [
-    ("aim", {"rounds": 6}, True), ("mst", {}, True), ("jam_pgm", {"rounds": 4}, False)])
+    ("aim", {"rounds": 6}, True), ("mst", {}, True), ("jam_pgm", {"rounds": 4}, False),
+    ("aim", {"rounds": 6, "public_init": True, "public_cliques": "tree"}, True)])
 def test_ledger_adds_up_and_mechanisms_get_the_charged_parameters(monkeypatch, algo, options,
                                                                   spends_all):
     problem = tiny_problem(4, 3, public="biased")
@@ -142,7 +144,27 @@ def test_biased_public_jam_declines_it_and_public_init_suffers():
     assert max_error(pretrained, problem) > max_error(jam, problem)
 
 
+def test_public_tree_follows_the_public_chain_and_reads_no_private_data():
+    """The tiny preset is a chain a0 – a1 – a2 – a3; the tree is built from the public proxies
+    alone (here a shifted chain, so the private marginals are never computed)."""
+    problem = tiny_problem(4, 3, public="biased")
+    data = select_measure.MarginalData(problem)
+    tree = public_tree(data, problem.private.domain)
+    assert sorted(tree) == [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
+    assert data._private == {}
+
+
+def test_public_tree_pretraining_with_the_private_data_as_public_beats_aim():
+    problem = tiny_problem(4, 3, public="self")
+    errors = [[max_error(run("aim", problem, 0.3, seed=seed, rounds=8, **options), problem)
+               for seed in range(3)]
+              for options in ({}, {"public_init": True, "public_cliques": "tree"})]
+    assert np.mean(errors[1]) < np.mean(errors[0])
+
+
 @pytest.mark.parametrize("algo, options, words", [
+    ("aim", {"public_init": True, "public_cliques": "forest"},
+     "unknown algo.public_cliques='forest'; choose from workload, tree"),
     ("aim", {"rounds": -3}, "algo.rounds must be a positive integer or null, got -3"),
     ("aim", {"rounds": 2}, "algo.rounds=2 is below the 3 attributes"),
     ("aim", {"variant": "fast"}, "unknown option algo.variant; choose from"),
@@ -170,6 +192,7 @@ def test_public_algorithms_refuse_a_problem_without_public_data():
     (["algo=aim", "algo.rounds=-1"], "algo.rounds must be null (16·d) or an integer"),
     (["algo=aim", "algo.max_model_size=0.00001"], "is below one workload marginal"),
     (["algo=jam_pgm", "algo.alpha=1.5"], "algo.alpha must be a finite number in (0, 1)"),
+    (["algo=aim", "algo.public_cliques=forest"], "expected one of [workload, tree]"),
 ])
 def test_runner_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
     from experiments.release import cli

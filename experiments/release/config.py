@@ -209,10 +209,16 @@ class BestMixtureConf(AlgoConf):
     lp_time_limit: float = 300.0
 
 
+class PublicCliques(Enum):
+    workload = "workload"
+    tree = "tree"
+
+
 @dataclass
 class AIMConf(AlgoConf):
     """AIM (McKenna et al. 2022) on Private-PGM, replace-one neighbours; ``rounds`` null: 16·d.
-    ``public_init`` pre-trains the model on the public proxies of the workload marginals."""
+    ``public_init`` pre-trains the model on public proxies: of the workload marginals, or of the
+    pairs of a spanning tree of the public data (``public_cliques``)."""
 
     name: str = "aim"
     rounds: Optional[int] = None
@@ -222,6 +228,7 @@ class AIMConf(AlgoConf):
     final_iters: int = 1000
     public_init: bool = False
     public_stddev: float = 1.0
+    public_cliques: PublicCliques = PublicCliques.workload
 
 
 @dataclass

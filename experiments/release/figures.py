@@ -29,7 +29,8 @@ from experiments.release.paired import FEW_ROUNDS, few_rounds  # noqa: E402
 from experiments.release.summary import build  # noqa: E402
 
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
-              "public_only": "public only", "best_mixture": "best mixture"}
+              "public_only": "public only", "best_mixture": "best mixture", "aim": "AIM",
+              "mst": "MST", "jam_pgm": "JAM-PGM"}
 BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange"}
 COLUMNS = 5
 
@@ -68,6 +69,9 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     if "opt_accounting" in table:
         names = names.where(table["opt_accounting"].fillna("advanced") != "zcdp",
                             names + " (zCDP)")
+    if "opt_public_init" in table:
+        names = names.where(~table["opt_public_init"].fillna(False).astype(bool),
+                            names + "+public init")
     line = [f"{row} / {n} [{s}]" if s else f"{row} / {n}"
             for row, n, s in zip(table["row"], names, source)]
     return table.assign(source=source, line=line)
