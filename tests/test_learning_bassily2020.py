@@ -104,3 +104,43 @@ def test_stumps_gaussian_calibration_and_public_only():
 def test_bad_grid_raises():
     with pytest.raises(ValueError, match="N must be"):
         bc.DiscretizedBeta(1)
+
+
+def test_false_top_probability_matches_simulation():
+    params = bc.PMWParams(0.2, 1.0, 1e-6, 4096, 16384)
+    rng = np.random.default_rng(0)
+    b = params.sigma_test
+    diff = rng.laplace(0, 2 * b, 400000) - rng.laplace(0, b, 400000)
+    for e in (0.0, 0.05):
+        assert bc.false_top_probability(params, e) == pytest.approx(
+            np.mean(diff >= 3 * params.a / 4 - e), abs=4e-3)
+    with pytest.raises(ValueError, match="above the threshold"):
+        bc.false_top_probability(params, 0.5)
+
+
+def test_offline_pmw_reach_shows_a_budget_spent_in_the_first_pass():
+    """With more queries than updates and noise above the threshold, the c updates are spent
+    before the first pass ends: the last queries are never tested."""
+    N, n = 2 ** 14, 16384
+    dist = bc.DiscretizedBeta(N)
+    rng = np.random.default_rng(1)
+    hist = dist.cell_histogram(np.arange(N + 1), n, rng)
+    true = np.concatenate([[0.0], np.cumsum(hist)]) / n
+    params = bc.PMWParams(0.2, 1.0, 1e-6, N, n)
+    res = bc.offline_pmw(true, bc.PrefixMW(N, np.arange(N + 1)), params, rng)
+    assert res.halted and res.passes == 1 and res.reach < N + 1
+    quiet = bc.offline_pmw(true, bc.PrefixMW(N, np.arange(N + 1)),
+                           bc.PMWParams(0.2, 1.0, 1e-6, N, 10 ** 12), rng)
+    assert quiet.reach == N + 1
+
+
+def test_stumps_mixed_interpolates_public_and_private():
+    mu = np.random.default_rng(0).uniform(-0.8, 0.8, 64)
+    errs = {nm: np.mean([bc.stumps_mixed(mu, nm[0], nm[1], 1.0, 1e-6, np.random.default_rng(s))
+                         for s in range(40)]) for nm in [(2000, 0), (0, 200), (2000, 200)]}
+    assert errs[(2000, 200)] < min(errs[(2000, 0)], errs[(0, 200)])
+    rng = np.random.default_rng(1)
+    assert bc.stumps_mixed(mu, 0, 10 ** 7, 1.0, 1e-6, rng) < 0.01       # public only
+    assert bc.stumps_mixed(mu, 10 ** 8, 0, 1.0, 1e-6, rng) < 0.01       # private only
+    with pytest.raises(ValueError, match="n \\+ m"):
+        bc.stumps_mixed(mu, 0, 0, 1.0, 1e-6, rng)

@@ -38,3 +38,50 @@ def test_bad_sizes_raise():
         lv.draw_problem(lv.Setting("tiny"), 0, 10, np.random.default_rng(0))
     with pytest.raises(ValueError, match="unknown best-mixture method"):
         lv.best_mixture_error(lv.draw_problem(lv.Setting("tiny"), 10, 10, np.random.default_rng(0)), "x")
+
+
+def test_support_problem_has_exactly_s_distinct_rows_and_uniform_start():
+    pair = lv.padded_pair("tiny", 0, 0.3, 0)
+    problem = lv.support_problem(pair, 500, 40, np.random.default_rng(0), k=2)
+    assert problem.public_support.shape[0] == 40
+    assert len(np.unique(problem.public_support, axis=0)) == 40
+    assert np.allclose(problem.public_weights, 1 / 40) and problem.public_rows == 40
+    with pytest.raises(ValueError, match="distinct"):
+        lv.distinct_rows(pair.public, 10 ** 6, np.random.default_rng(0), max_draws=1000)
+
+
+def test_padded_pair_keeps_the_law_of_the_first_attributes():
+    """Appending attributes grows |X| but leaves the joint law of the first ones unchanged."""
+    small, big = lv.padded_pair("tiny", 0, 0.3, 0), lv.padded_pair("tiny", 4, 0.3, 0)
+    assert big.private.domain.size() > small.private.domain.size()
+    attrs = small.private.domain.attributes
+    for a, b in ((small.private, big.private), (small.public, big.public)):
+        assert np.allclose(a.marginal(attrs[:3]), b.marginal(attrs[:3]))
+
+
+def test_source_check_releases_f_with_laplace_of_scale_one_over_n_eps():
+    problem = lv.draw_problem(lv.Setting("tiny", 0.3, 0, 2), 1000, 200, np.random.default_rng(2))
+    check = lv.source_check("s", problem, 0.01, 4000, np.random.default_rng(3))
+    assert check.exact == pytest.approx(lv.best_mixture_error(problem, "lp"))
+    assert check.mw >= check.exact - 1e-12
+    noise = check.dp - check.exact
+    assert np.mean(np.abs(noise)) == pytest.approx(1 / (1000 * 0.01), rel=0.06)   # E|Lap(b)| = b
+    other = lv.SourceCheck("t", check.exact + 0.5, check.dp + 0.5, check.mw, 1000, 0.01)
+    rates = lv.pick_rates([check, other])
+    assert rates["s"] > 0.99 and rates["s"] + rates["t"] == pytest.approx(1.0)
+
+
+def test_transcript_law_matches_the_implementation():
+    """The exact transcript law used by the audit fits PMW^Pub's own outputs (and would not fit
+    a run whose reported ε0 is off)."""
+    problems = lv.tiny_problems(2)
+    problem = problems[(0, 3)]
+    rng = np.random.default_rng(4)
+    ts = [lv.pmwpub_transcript(problem, 8.0, 1e-3, 2, rng) for _ in range(600)]
+    fit = lv.transcript_fit(problem, ts, np.random.default_rng(5))
+    assert fit["selection_p"] > 1e-3 and fit["measurement_p"] > 1e-3
+    wrong = [(q, a, e / 3, r) for q, a, e, r in ts]
+    bad = lv.transcript_fit(problem, wrong, np.random.default_rng(5))
+    assert min(bad.values()) < 1e-3
+    q, a, e, _ = ts[0]
+    assert np.isfinite(lv.transcript_log_likelihood(problem, q, a, e))

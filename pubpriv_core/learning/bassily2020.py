@@ -172,6 +172,7 @@ class PMWResult:
     updates: int
     passes: int
     halted: bool                 # True when the c-th update was spent
+    reach: int = 0               # queries 0..reach−1 were tested at least once
 
 
 def _first_above(true_answers, mw, start: int, t_hat: float, s1: float, rng, block: int):
@@ -197,7 +198,7 @@ def offline_pmw(true_answers: np.ndarray, mw, params: PMWParams, rng: np.random.
     without ⊤ or after c updates."""
     eta, theta = params.a / 2, 3 * params.a / 4
     s1, s2 = params.sigma_test, params.sigma_value
-    updates = passes = 0
+    updates = passes = reach = 0
     t_hat = theta + rng.laplace(0, s1)
     while updates < params.c and passes < max_passes:
         passes += 1
@@ -205,13 +206,28 @@ def offline_pmw(true_answers: np.ndarray, mw, params: PMWParams, rng: np.random.
         while updates < params.c:
             j, diff = _first_above(true_answers, mw, start, t_hat, s1, rng, block)
             if j is None:
+                reach = len(true_answers)
                 break
             mw.update(j, diff + rng.laplace(0, s2) < 0, eta)
             updates, hit_in_pass, start = updates + 1, True, j + 1
+            reach = max(reach, start)
             t_hat = theta + rng.laplace(0, s1)
         if not hit_in_pass:
             break
-    return PMWResult(mw.answers(), updates, passes, updates >= params.c)
+    return PMWResult(mw.answers(), updates, passes, updates >= params.c, reach)
+
+
+def false_top_probability(params: PMWParams, error: float = 0.0) -> float:
+    """P[|e| + Lap(2σ1) ≥ 3a/4 + Lap(σ1)]: the chance that the sparse vector of
+    :func:`offline_pmw` fires on one query answered with error e (e = 0: a false ⊤).
+
+    With D = Lap(2b) − Lap(b) (b = σ1) and x = 3a/4 − e ≥ 0, P[D ≥ x] = (4e^{−x/2b} − e^{−x/b})/6
+    (the density of a difference of independent Laplace variables, integrated in closed form)."""
+    x, b = 3 * params.a / 4 - error, params.sigma_test
+    if x < 0:
+        raise ValueError(f"error {error} is above the threshold 3a/4 = {3 * params.a / 4}; pass a "
+                         "smaller error")
+    return (4 * math.exp(-x / (2 * b)) - math.exp(-x / b)) / 6
 
 
 # --------------------------------------------------------------------------- APAP on thresholds
@@ -314,3 +330,27 @@ def stumps_pmw(mu: np.ndarray, n: int, m: int, alpha: float, eps: float, delta: 
     res = offline_pmw(true, ProductMW(len(keep)), params, rng)
     err = float(2 * np.max(np.abs(res.answers[project] - stump_means(mu))))
     return ReleaseRun(err, 0.0, 2 ** len(keep), res.updates, res.halted)
+
+
+def stumps_mixed(mu: np.ndarray, n: int, m: int, eps: float, delta: float,
+                 rng: np.random.Generator) -> float:
+    """A release of S_p from n private and m public draws (Thm 13's setting: both kinds of data).
+
+    Per coordinate, the inverse-variance combination of the public frequency (variance ≤ 1/(4m))
+    and the Gaussian-mechanism private frequency (variance ≤ 1/(4n) + σ², σ as in
+    :func:`stumps_gaussian`). The weights use only n, m and σ, so the release is (ε, δ)-DP in the
+    private data for every public set. n = 0 is public-only, m = 0 the Gaussian mechanism.
+    ±1-scale sup error."""
+    if n < 0 or m < 0 or n + m == 0:
+        raise ValueError(f"need n, m ≥ 0 and n + m ≥ 1, got n={n}, m={m}; pass sample sizes")
+    q = stump_means(mu)
+    w_pub = 4.0 * m
+    est_pub = rng.binomial(m, q) / m if m else np.zeros_like(q)
+    if n:
+        sigma = gaussian_sigma(rho_from_eps(eps, delta), math.sqrt(len(q)) / n)
+        w_priv = 1.0 / (1.0 / (4.0 * n) + sigma ** 2)
+        est_priv = rng.binomial(n, q) / n + rng.normal(0, sigma, len(q))
+    else:
+        w_priv, est_priv = 0.0, np.zeros_like(q)
+    est = (w_pub * est_pub + w_priv * est_priv) / (w_pub + w_priv)
+    return float(2 * np.max(np.abs(est - q)))
