@@ -148,6 +148,8 @@ ARTEFACTS = {a.name: a for a in [
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs DualQuery"),
     Artefact("fig1_nist", "results/fig1_nist", (
         *_row("fig1_nist", "reduced, private MA-2019", public0="{year:2018}", mwem=True),
+        Block("fig1_nist", ("algo=aim", "T=1", "public={year:2018}", "public.fraction=1.0"),
+              "reduced, private MA-2019"),
         *_row("fig1_nist", "full, private MA-2019", _NIST_FULL, public0="{year:2018}",
               mwem=False),
         *_row("fig1_nist", "full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
