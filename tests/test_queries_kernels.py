@@ -72,6 +72,37 @@ def test_changes_of_rows_match_recomputation(seed):
                     ids.ravel(), np.repeat(values, ids.shape[1]), minlength=out.size))
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("path", ["id table", "cells from codes", "super-marginals"])
+def test_answerer_adds_changes_in_place_on_every_path(seed, path, monkeypatch):
+    """add_changes on y equals y + the row-ordered bincount of the change (bitwise, one table
+    per marginal; to 1e-12 with super-marginals), own numbering or global, 0 to all rows."""
+    from pubpriv_core.queries import engine
+    if path != "id table":
+        monkeypatch.setattr(engine, "ID_TABLE_MAX_ENTRIES", 0)
+    if path == "super-marginals":
+        monkeypatch.setattr(plan_module, "GROUPING_MIN_PAIRS", 1)
+    workload, records, _ = random_case(seed)
+    rng = np.random.default_rng(200 + seed)
+    for present_only in (False, True):
+        answerer = SupportAnswerer(workload, records, present_only=present_only)
+        assert (answerer._ids is not None) == (path == "id table")
+        assert (answerer._position is not None) == (path == "cells from codes")
+        for size in (0, 1, 2, len(records) // 2, len(records)):
+            rows = np.sort(rng.choice(len(records), size=size, replace=False))
+            values = rng.normal(size=size)
+            y = rng.random(answerer.num_queries)
+            ids = workload.cell_ids(records[rows])
+            change = np.bincount(ids.ravel(), np.repeat(values, ids.shape[1]),
+                                 minlength=workload.num_queries)
+            expected = y + (change if answerer.queries is None else change[answerer.queries])
+            answerer.add_changes(y, rows, values)
+            if path == "super-marginals":
+                np.testing.assert_allclose(y, expected, rtol=0, atol=1e-12)
+            else:
+                np.testing.assert_array_equal(y, expected)
+
+
 def test_answer_records_sums_in_blocks_of_rows():
     """Large inputs are summed in blocks of 65,536 rows, block sums added in order."""
     rng = np.random.default_rng(3)

@@ -20,6 +20,9 @@ from pubpriv_core.queries.workload import MarginalWorkload
 
 #: rows per partial sum of :func:`answer_records` (each block's sums are added to the total)
 _CHUNK_ROWS = 65_536
+#: supports with |X̂|·W at most this keep every row's query ids, (|X̂|, W) int32 (≤ 16 MiB), for
+#: sparse changes; larger ones compute cells from the codes (never an |X̂|·W table at scale)
+ID_TABLE_MAX_ENTRIES = 2 ** 22
 
 
 def answer_dataset(workload: MarginalWorkload, data: Dataset) -> np.ndarray:
@@ -60,7 +63,8 @@ class SupportAnswerer:
     super-marginals on large supports, :mod:`pubpriv_core.queries.plan`); ``add_changes(y, rows,
     values)`` adds the answers of a sparse change of the weights (|rows| additions per table);
     ``rows_of(q)`` lists the support rows with q(x) = 1 (one scan of q's k code columns). Memory:
-    the (d, |X̂|) codes and the plan's table-to-member maps (≈ |Q| to 10·|Q| integers).
+    the (d, |X̂|) codes and the plan's table-to-member maps (≈ |Q| to 10·|Q| integers), plus the
+    rows' query ids on small supports (|X̂|·W ≤ ``ID_TABLE_MAX_ENTRIES``).
 
     With ``present_only`` the answerer keeps only the queries some support row satisfies — every
     other query answers 0 on any distribution over X̂ — numbered 0..|P|−1 in increasing global id;
@@ -75,7 +79,8 @@ class SupportAnswerer:
         self.records = np.asarray(records)
         self.size = len(self.records)
         self.codes = kernels.compact_codes(self.records)
-        plan = MarginalPlan.build(workload, cell_budget(self.size, workload))
+        budget = cell_budget(self.size, workload)
+        plan = MarginalPlan.build(workload, budget)
         counts = np.zeros(int(plan.table_start[-1]))
         kernels.add_marginals(self.codes, np.ones(self.size), plan.tables(), counts)
         reached = plan.reached(counts)
@@ -87,6 +92,13 @@ class SupportAnswerer:
             position[self.queries] = np.arange(self.queries.size)
         # cells no support row falls in hold 0 for every weighting: their pairs are dropped
         self.plan = plan.restrict(reached, position)
+        # how add_changes writes a change straight into the touched queries (None: through the
+        # plan's pairs): a cached id table on small supports, else per-marginal cells → own ids
+        self._ids = self._position = None
+        if self.size * workload.num_marginals <= ID_TABLE_MAX_ENTRIES:
+            self._ids = self.cell_ids(np.arange(self.size)).astype(np.int32)
+        elif not budget:
+            self._position = position.astype(np.int32)
         # past this many touched rows, recomputing every answer beats adding their changes
         self.incremental_limit = self.size // 4
 
@@ -101,7 +113,21 @@ class SupportAnswerer:
         return out
 
     def add_changes(self, y: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
-        """y += Σ_i values[i]·q(rows[i]) for every kept query (rows ascending), in place."""
+        """y += Σ_i values[i]·q(rows[i]) for every kept query (rows ascending), in place.
+
+        Small supports (|X̂|·W ≤ ``ID_TABLE_MAX_ENTRIES``) read the rows' cached query ids;
+        larger ones with one table per marginal compute the rows' cells from the codes; both write
+        only the touched queries (|rows|·W additions). Super-marginal tables are filled by the
+        rows and read off through all their pairs.
+        """
+        if self._ids is not None:
+            kernels.add_rows_by_ids(self._ids, np.asarray(rows, dtype=np.int64),
+                                    np.ascontiguousarray(values, dtype=np.float64), y)
+            return
+        if self._position is not None:
+            kernels.add_rows_in_place(self.codes, rows, values, self.plan, self.workload.offsets,
+                                      self._position, y)
+            return
         change = np.zeros(self.num_queries)
         kernels.add_marginals_of_rows(self.codes, rows, values, self.plan, change)
         y += change

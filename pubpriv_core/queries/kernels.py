@@ -146,6 +146,65 @@ def add_marginals_of_rows(codes, rows, values, plan, out):
     _add(np.ascontiguousarray(codes[:, rows]), values, plan, max(values.size, 1), out)
 
 
+@nb.njit(nogil=True, cache=True)
+def _add_gathered_in_place(codes, values, attrs, strides, ks, cells, offsets, position, y):
+    """y[position[offsets[w] + cell_w(i)]] += Σ values over the gathered rows i in that cell, for
+    every table w of one marginal; per cell summed from 0 in row order, then added once."""
+    count = values.size
+    scratch, ids = np.zeros(cells.max()), np.empty(count, dtype=np.int64)
+    for w in range(ks.size):
+        ids[:] = 0
+        for j in range(ks[w]):
+            column, stride = codes[attrs[w, j]], strides[w, j]
+            for i in range(count):
+                ids[i] += column[i] * stride
+        for i in range(count):
+            scratch[ids[i]] += values[i]
+        base = offsets[w]
+        for i in range(count):
+            cell = ids[i]
+            if scratch[cell] != 0.0:
+                y[position[base + cell]] += scratch[cell]
+                scratch[cell] = 0.0
+
+
+def add_rows_in_place(codes, rows, values, plan, offsets, position, y):
+    """y[position[offsets[w] + cell_w(x)]] += Σ values[i] over the rows x = rows[i] in that cell,
+    for every marginal w of ``plan`` (a plan of one table per marginal), in place.
+
+    Per cell the values are summed from 0 in the order of ``rows``, then added to y once: the
+    same floating-point result as ``y += bincount(cell ids of rows, values)``. Cost O(W·|rows|)
+    after gathering the rows' codes: nothing of size |Q| is read or written.
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if values.size:
+        _add_gathered_in_place(np.ascontiguousarray(codes[:, rows]), values, plan.attrs,
+                               plan.strides, plan.ks, plan.cells, offsets, position, y)
+
+
+@nb.njit(nogil=True, cache=True)
+def add_rows_by_ids(ids, rows, values, y):
+    """y[q] += Σ values[i] over the rows x = rows[i] with q among ids[x] (the (|X̂|, W) query ids
+    of every support row), in place; per query summed from 0 in the order of ``rows``, then
+    added once (the floating-point result of ``y += bincount(ids[rows], values)``).
+
+    Reads the W ids of each given row contiguously: O(W·|rows|) with no code arithmetic.
+    """
+    scratch = np.empty(y.size)
+    for i in range(rows.size):
+        for q in ids[rows[i]]:
+            scratch[q] = 0.0
+    for i in range(rows.size):
+        value = values[i]
+        for q in ids[rows[i]]:
+            scratch[q] += value
+    for i in range(rows.size):
+        for q in ids[rows[i]]:
+            if scratch[q] != 0.0:
+                y[q] += scratch[q]
+                scratch[q] = 0.0
+
+
 @nb.njit(cache=True, nogil=True)
 def rows_in_cell(codes, attributes, values):
     """Ascending rows x with codes[attributes[i], x] == values[i] for every i."""
