@@ -205,3 +205,34 @@ def test_runner_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
                                 f"results_dir={tmp_path / 'out'}"])
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and words in err, err
+
+
+def test_versus_aim_pairs_runs_and_picks_the_best_average_T():
+    """line − AIM on the same run, PMW^Pub at its best-average T, the public data alone paired
+    at every ε; a known difference of −0.01 on every run is "lower" with a zero-width CI."""
+    import pandas as pd
+
+    from experiments.release.sota import versus_aim
+
+    rows = []
+    for run_ in range(5):
+        aim = 0.03 + 0.001 * run_
+        for eps in (0.1, 1.0):
+            rows += [dict(algo="aim", eps=eps, T=1, run=run_, max_error=aim, mean_error=0.002,
+                          uses_public=False),
+                     dict(algo="jam_pgm", eps=eps, T=1, run=run_, max_error=aim - 0.01,
+                          mean_error=0.002, uses_public=True),
+                     *[dict(algo="pmwpub", eps=eps, T=T, run=run_, max_error=aim + shift,
+                            mean_error=0.003, uses_public=True)
+                       for T, shift in ((10, 0.02), (50, 0.005))]]
+        rows.append(dict(algo="public_only", eps=1.0, T=1, run=run_, max_error=0.02,
+                         mean_error=0.001, uses_public=True))
+    table = pd.DataFrame(rows).assign(public="dataset", dataset_region="ma", public_year=2018,
+                                      public_fraction=1.0)
+    out = versus_aim(table).set_index(["line", "eps"])
+    assert out.loc[("JAM-PGM [MA-2018]", 1.0), "max_error − AIM"] == \
+        "-0.0100 [-0.0100, -0.0100] lower"
+    assert out.loc[("PMW^Pub [MA-2018]", 0.1), "max_error"] == pytest.approx(0.037)
+    assert out.loc[("public only [MA-2018]", 0.1), "runs"] == 5
+    assert out.loc[("public only [MA-2018]", 0.1), "max_error − AIM"].endswith("lower")
+    assert out.loc[("JAM-PGM [MA-2018]", 1.0), "mean_error − AIM"].endswith("undecided")

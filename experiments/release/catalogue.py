@@ -112,6 +112,13 @@ def _fraction_rows(preset: str, publics: dict[str, str]) -> list[Block]:
     return blocks
 
 
+def sota_notes(configs: list[dict]) -> list[str]:
+    """The sota artefacts' paired differences versus AIM (:mod:`experiments.release.sota`)."""
+    from experiments.release.sota import notes
+
+    return notes(configs)
+
+
 def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool) -> list[Block]:
     """PMW^Pub and (optionally) MWEM over the T grid ``T``, the public data alone, JAM-PGM and AIM
     pre-trained on the pairs of a spanning tree of the public data (the workload-marginal
@@ -169,11 +176,11 @@ ARTEFACTS = {a.name: a for a in [
         title="NIST ACS excerpts: max error vs ε (Fig. 1 layout)"),
     Artefact("sota", "results/sota", tuple(_sota_row(
         "sota", "reduced, private MA-2019", "public={year:2018}", "10,25,50,100", mwem=True)),
-        tuning="best_average",
+        tuning="best_average", notes=sota_notes,
         title="NIST MA-2019 reduced, all 84 3-way marginals: PMW^Pub vs AIM, MST, JAM-PGM"),
     Artefact("sota_adult", "results/sota_adult", tuple(_sota_row(
         "sota_adult", "ADULT", "public.delta=0.0", "5,10,25,50,100,200", mwem=False)),
-        tuning="best_average",
+        tuning="best_average", notes=sota_notes,
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs AIM, MST, JAM-PGM"),
     Artefact("fig3_nist", "results/fig3_nist", (
         *_fraction_rows("fig3_nist", {"public MA-2018": "{year:2018}",

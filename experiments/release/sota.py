@@ -1,0 +1,75 @@
+"""The sota artefacts' question — does public data still help against AIM? — as paired
+differences: every line minus AIM (no public data) on the same run, for the max and the mean
+error over all workload cells, mean [95% CI] over the shared runs
+(:func:`experiments.release.paired.interval`). PMW^Pub and MWEM enter at their best-average T.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from experiments.release.figures import ALGO_NAMES, source_label
+from experiments.release.paired import interval, verdict
+from experiments.release.store import config_hash
+from experiments.release.summary import markdown
+
+METRICS = ("max_error", "mean_error")
+
+
+def lines(table: pd.DataFrame) -> pd.DataFrame:
+    """``name`` (algorithm, "+public init" when pre-trained) and ``source`` (empty when the
+    algorithm ignores the public data) of every record."""
+    pretrained = table.get("opt_public_init", pd.Series(False, index=table.index))
+    names = table["algo"].map(ALGO_NAMES).fillna(table["algo"])
+    names = names.where(~pretrained.fillna(False).astype(bool), names + "+public init")
+    sources = [source_label(r) if u else "" for (_, r), u in
+               zip(table.iterrows(), table["uses_public"].astype(bool))]
+    return table.assign(name=names, source=sources)
+
+
+def best_average_T(table: pd.DataFrame) -> pd.DataFrame:
+    """Each (name, source, ε)'s records at the T of lowest mean max error (PMW^Pub, MWEM)."""
+    means = table.groupby(["name", "source", "eps", "T"])["max_error"].mean().reset_index()
+    best = means.loc[means.groupby(["name", "source", "eps"])["max_error"].idxmin()]
+    return table.merge(best[["name", "source", "eps", "T"]], on=["name", "source", "eps", "T"])
+
+
+def versus_aim(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (line, ε): runs, the line's mean errors and line − AIM with 95% intervals."""
+    table = best_average_T(lines(table))
+    aim = table[table["name"] == "AIM"]
+    out = []
+    for (name, source), part in table[table["name"] != "AIM"].groupby(["name", "source"]):
+        free = name == "public only"   # ε-free: paired with AIM at every ε
+        other = part.drop(columns="eps") if free else part
+        pairs = aim.merge(other, on=["run", *([] if free else ["eps"])], suffixes=("_aim", ""))
+        for eps, runs in pairs.groupby("eps"):   # AIM's ε for the ε-free line
+            row = {"line": f"{name} [{source}]" if source else name, "eps": eps,
+                   "runs": len(runs)}
+            for metric in METRICS:
+                mean, low, high = interval((runs[metric] - runs[f"{metric}_aim"]).to_numpy())
+                row[metric] = runs[metric].mean()
+                row[f"{metric} − AIM"] = (f"{mean:+.4f} [{low:+.4f}, {high:+.4f}] "
+                                          f"{verdict(low, high)}")
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def notes(configs: list[dict]) -> list[str]:
+    """summary.md lines: AIM's own errors and the table of :func:`versus_aim`."""
+    from experiments.release.collect import collect
+
+    hashes = {config_hash(c): c["runs"] for c in configs}
+    table = pd.concat([collect(d) for d in sorted({c["results_dir"] for c in configs})])
+    table = table[table["config_hash"].map(hashes).gt(table["run"])]
+    if table.empty or not (table["algo"] == "aim").any():
+        return ["", "## Versus AIM", "", "No AIM records yet."]
+    pretrained = table.get("opt_public_init", pd.Series(False, index=table.index))
+    aim = table[(table["algo"] == "aim") & ~pretrained.fillna(False).astype(bool)]
+    own = aim.groupby("eps")[list(METRICS)].agg(["mean", "std", "count"]).round(5)
+    own.columns = [" ".join(c) for c in own.columns]
+    return ["", "## Versus AIM (no public data): line − AIM, mean [95% CI] over shared runs", "",
+            "\"lower\": the whole interval is below 0 (the line's error is lower than AIM's); "
+            "\"higher\": above 0; \"undecided\": it contains 0. PMW^Pub and MWEM at their "
+            "best-average T; the public data alone is ε-free and paired with AIM at each ε.",
+            "", "AIM's own errors:", "", markdown(own), "",
+            markdown(versus_aim(table).round(5).set_index("line"))]
