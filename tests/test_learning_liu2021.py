@@ -85,3 +85,16 @@ def test_transcript_law_matches_the_implementation():
     assert min(bad.values()) < 1e-3
     q, a, e, _ = ts[0]
     assert np.isfinite(lv.transcript_log_likelihood(problem, q, a, e))
+
+
+def test_decoys_grow_the_support_around_a_fixed_core():
+    pair = lv.padded_pair("tiny", 0, 0.3, 0)
+    problem = lv.support_problem(pair, 300, 60, np.random.default_rng(6), k=2, core=10)
+    support = problem.public_support
+    assert len(np.unique(support, axis=0)) == 60 and np.allclose(problem.public_weights, 1 / 60)
+    again = lv.support_problem(pair, 300, 10, np.random.default_rng(6), k=2)
+    assert np.array_equal(support[:10], again.public_support)        # same core rows
+    with pytest.raises(ValueError, match="do not fit"):
+        lv.decoy_rows(pair.private.domain, pair.private.domain.size(), support[:1], np.random.default_rng(0))
+    with pytest.raises(ValueError, match="core"):
+        lv.support_problem(pair, 300, 5, np.random.default_rng(0), core=6)

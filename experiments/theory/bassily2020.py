@@ -7,6 +7,12 @@ Sections (resumable through ``RecordStore`` records under ``<out>/records``):
   with Lemma 7's explicit private-only PMW bound and the explicit Thm 10 chain.
 - ``stumps``: S_p on {±1}^p with independent coordinates: n* of the Gaussian mechanism and of PMW
   (no public data) and the public-only m* against p, with Thm 13's √p/α and the public-only bound.
+- ``regime``: private-only PMW at fixed n against N: the update budget c, the sparse vector's
+  false-⊤ probability, how far the first pass gets (``reach``) and the error on the thresholds
+  it reached and on those it never tested — the cause of the jump in private-only n*.
+- ``apap_p``: APAP on S_p (dual VC dimension p) at fixed n against p, with Thm 10's shape.
+- ``dichotomy``: Thm 13 with both kinds of data: the private n* of the mixed S_p release against
+  the public size m, for several p.
 
     python -m experiments.theory.bassily2020 [experiment.key=value ...]
 """
@@ -17,11 +23,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
 from experiments.theory.runner import register, write_summary
+from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity
 from pubpriv_core.learning import bassily2020 as bc
+from pubpriv_core.learning.slopes import bootstrap_slope, fit_constant
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,7 @@ class StumpTrial:
     eps: float
     delta: float
     seed: int
+    m: int = 0              # public draws of 'apap' and 'mixed'
 
     def mu(self) -> np.ndarray:
         return np.random.default_rng(self.seed).uniform(-0.8, 0.8, self.p)
@@ -60,8 +70,11 @@ class StumpTrial:
     def __call__(self, size: int, rng: np.random.Generator) -> float:
         if self.method == "gaussian":
             return bc.stumps_gaussian(self.mu(), size, self.eps, self.delta, rng)
-        if self.method == "pmw":
-            return bc.stumps_pmw(self.mu(), size, 0, self.alpha, self.eps, self.delta, rng).err
+        if self.method in ("pmw", "apap"):
+            m = self.m if self.method == "apap" else 0
+            return bc.stumps_pmw(self.mu(), size, m, self.alpha, self.eps, self.delta, rng).err
+        if self.method == "mixed":
+            return bc.stumps_mixed(self.mu(), size, self.m, self.eps, self.delta, rng)
         return bc.stumps_public_only(self.mu(), size, rng)
 
 
@@ -192,6 +205,146 @@ def plot(apap: pd.DataFrame, stumps: pd.DataFrame, cfg, out: Path) -> None:
     plt.close(fig)
 
 
+def _trial_rng(cfg, *parts) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([int(cfg.seed), *map(int, parts)]))
+
+
+def _cached(store: RecordStore, key: str, fn) -> dict:
+    rec = store.get(key)
+    if rec is None:
+        rec = fn()
+        store.put(key, rec)
+    return rec
+
+
+def regime_trial(cfg, logN: int, n: int, r: int) -> dict:
+    """One private-only PMW run at (N, n): error, reach of the sparse vector, passes."""
+    dist = bc.DiscretizedBeta(2 ** logN, cfg.apap.beta_a, cfg.apap.beta_b)
+    run = bc.private_pmw_thresholds(dist, n, cfg.alpha, cfg.eps, cfg.delta, _trial_rng(cfg, 11, logN, n, r))
+    return {"err": run.err, "reach": run.reach, "passes": run.passes, "halted": run.halted,
+            "updates": run.updates, "err_beyond_reach": run.err_beyond_reach}
+
+
+def regime_sweep(cfg, out: Path) -> pd.DataFrame:
+    """Private-only PMW at fixed n against N (``cfg.regime``): per (N, n) the budget c, the
+    false-⊤ probability P0 of one exactly answered query, P0·(N + 1) (false ⊤ per full pass),
+    and over the trials the success rate, the error, the share of thresholds the sparse vector
+    reached and the error on those it never tested."""
+    store = RecordStore(out / "records")
+    rows = []
+    for n in cfg.regime.n:
+        for logN in cfg.regime.log2N:
+            recs = Parallel(n_jobs=cfg.n_jobs)(delayed(_cached)(
+                store, f"regime/logN={int(logN)}/n={int(n)}/r={r}",
+                lambda r=r: regime_trial(cfg, int(logN), int(n), r)) for r in range(cfg.regime.trials))
+            params = bc.PMWParams(cfg.alpha, cfg.eps, cfg.delta, 2 ** int(logN), int(n))
+            p0 = bc.false_top_probability(params)
+            g = pd.DataFrame(recs)
+            rows.append({"log2N": int(logN), "n": int(n), "c": params.c, "sigma_test": params.sigma_test,
+                         "threshold": 3 * params.a / 4, "p_false_top": p0,
+                         "false_top_per_pass_over_c": p0 * (2 ** int(logN) + 1) / params.c,
+                         "trials": len(g), "success_rate": float((g.err <= cfg.alpha).mean()),
+                         "err_mean": g.err.mean(), "reach_share": float((g.reach / (2 ** int(logN) + 1)).mean()),
+                         "passes_mean": g.passes.mean(), "halted_share": float(g.halted.mean()),
+                         "err_beyond_reach_mean": g.err_beyond_reach.mean()})
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "private_pmw_regime.csv", index=False)
+    return df
+
+
+def _thm10_alpha(cfg, p: int, n: int) -> float:
+    """The α at which Thm 10's shape (c = 1) needs exactly n private samples on S_p
+    (d = ⌊log2 p⌋, VC* = p): the shape of APAP's error at fixed n against p."""
+    from scipy.optimize import brentq
+
+    d = max(1, int(np.floor(np.log2(p))))
+    need = lambda a: evaluate("bassily2020.thm10.n", d=d, p=p, alpha=a, beta=cfg.beta, eps=cfg.eps,
+                              delta=cfg.delta).value
+    return float(brentq(lambda a: np.log(need(a)) - np.log(n), 1e-6, 0.999))
+
+
+def apap_p_sweep(cfg, out: Path, rng: np.random.Generator) -> tuple[pd.DataFrame, dict]:
+    """APAP on S_p with m public draws at fixed n, ``trials`` runs per p: ±1 error against p,
+    its bootstrap slope and Thm 10's shape with a fitted constant."""
+    store = RecordStore(out / "records")
+    a = cfg.apap_p
+    rows, y_trials = [], []
+    for p in a.p:
+        trial = StumpTrial("apap", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(a.m))
+        recs = Parallel(n_jobs=cfg.n_jobs)(delayed(_cached)(
+            store, f"apap_p/p={int(p)}/m={int(a.m)}/n={int(a.n)}/r={r}",
+            lambda r=r: {"err": trial(int(a.n), _trial_rng(cfg, 12, p, a.n, r))}) for r in range(a.trials))
+        errs = np.array([rec["err"] for rec in recs])
+        y_trials.append(errs)
+        rows.append({"p": int(p), "m": int(a.m), "n": int(a.n), "trials": len(errs), "err_mean": errs.mean(),
+                     "err_sd": errs.std(ddof=1), "success_rate": float((errs <= cfg.alpha).mean()),
+                     "thm10_alpha_shape": _thm10_alpha(cfg, int(p), int(a.n))})
+    df = pd.DataFrame(rows)
+    fit = fit_constant(df.thm10_alpha_shape, df.err_mean)
+    df["thm10_alpha_fitted"] = fit.c * df.thm10_alpha_shape
+    df.to_csv(out / "apap_vs_p.csv", index=False)
+    slope = bootstrap_slope(df.p, y_trials, rng=rng)
+    shape_slope = float(np.polyfit(np.log(df.p), np.log(df.thm10_alpha_shape), 1)[0])
+    return df, {"slope_log_err_vs_log_p": slope.__dict__, "text": slope.text(),
+                "thm10_shape_slope": shape_slope, "thm10_fit": fit.__dict__, "thm10_fit_text": fit.text()}
+
+
+def dichotomy_sweep(cfg, out: Path) -> pd.DataFrame:
+    """Thm 13 with mixed data: private n* of the S_p release that combines n private and m public
+    draws, against m, for each p; public-only m* and √p/α beside it."""
+    store = RecordStore(out / "records")
+    rows = []
+    for p in cfg.dichotomy.p:
+        public = StumpTrial("public", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed))
+        m_star = _n_star(public, cfg, store, f"stumps/public/p={int(p)}", 1)
+        for m in cfg.dichotomy.m:
+            trial = StumpTrial("mixed", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(m))
+            n_star = _n_star(trial, cfg, store, f"dichotomy/p={int(p)}/m={int(m)}", 1)
+            rows.append({"p": int(p), "m": int(m), "n_star": n_star, "public_only_m_star": m_star,
+                         "sqrt_p_over_alpha": float(np.sqrt(p) / cfg.alpha),
+                         "one_over_alpha_sq": float(1 / cfg.alpha ** 2)})
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "dichotomy.csv", index=False)
+    return df
+
+
+def plot_extra(regime: pd.DataFrame, apap_p: pd.DataFrame, dich: pd.DataFrame, fits: dict, cfg,
+               out: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(15, 4.3))
+    for i, (n, g) in enumerate(regime.groupby("n")):
+        g = g.sort_values("log2N")
+        ax.plot(g.log2N, g.err_mean, "o-", color=f"C{i}", label=f"n={n}: mean ±1 error")
+        ax.plot(g.log2N, g.reach_share, "s:", color=f"C{i}", mfc="none", label=f"n={n}: share of thresholds reached")
+    ax.axhline(cfg.alpha, color="k", lw=0.8, ls="--", label=f"α = {cfg.alpha}")
+    ax.set_xlabel("log2 N")
+    ax.set_title("private-only PMW: error and sparse-vector reach", fontsize=9)
+    ax.legend(fontsize=6)
+    bx.loglog(apap_p.p, apap_p.err_mean, "o-", label=f"APAP on S_p, m={int(apap_p.m.iloc[0])}, n={int(apap_p.n.iloc[0])}")
+    bx.loglog(apap_p.p, apap_p.thm10_alpha_fitted, "k--", lw=0.8,
+              label=f"Thm 10 shape, {fits['thm10_fit_text']}")
+    bx.set_xlabel("p (dual VC dimension of S_p)")
+    bx.set_ylabel("±1 error (mean over trials)")
+    bx.set_title(f"APAP vs p: {fits['text']}", fontsize=7)
+    bx.legend(fontsize=6)
+    for i, (p, g) in enumerate(dich.groupby("p")):
+        g = g.sort_values("m")
+        cx.plot(g.m, g.n_star, "o-", color=f"C{i}", label=f"p={p}: private n*(m)")
+        cx.axhline(np.sqrt(p) / cfg.alpha, color=f"C{i}", lw=0.8, ls=":", label=f"√p/α = {np.sqrt(p) / cfg.alpha:.0f}")
+        cx.axvline(g.public_only_m_star.iloc[0], color=f"C{i}", lw=0.8, ls="--", label=f"public-only m* = {g.public_only_m_star.iloc[0]}")
+    cx.set_yscale("symlog", linthresh=10)
+    cx.set_xlabel("public draws m")
+    cx.set_ylabel("private n* for ±1 error ≤ α")
+    cx.set_title("Thm 13 with mixed data (S_p)", fontsize=9)
+    cx.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(out / "fig_regime_p_dichotomy.png", dpi=130)
+    plt.close(fig)
+
+
 @register("bassily2020")
 def run(cfg: DictConfig) -> None:
     out = Path(cfg.out)
@@ -200,7 +353,11 @@ def run(cfg: DictConfig) -> None:
     apap = apap_sweep(cfg, out)
     plot(apap, stumps, cfg, out)
     summary = summarize(apap, stumps)
-    write_summary(out, summary)
+    regime = regime_sweep(cfg, out)
+    apap_p, fits = apap_p_sweep(cfg, out, np.random.default_rng(np.random.SeedSequence([int(cfg.seed), 13])))
+    dich = dichotomy_sweep(cfg, out)
+    plot_extra(regime, apap_p, dich, fits, cfg, out)
+    write_summary(out, {**summary, "apap_vs_p": fits})
 
 
 if __name__ == "__main__":

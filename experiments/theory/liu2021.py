@@ -5,6 +5,14 @@
   to ``lp_max_m`` public rows, the paper's 100-round MW upper estimate beyond).
 - ``pmwpub``: PMW^Pub's max error minus f against n (at fixed ε) and against ε (at fixed n), next
   to Thm 4.4's private term √(ln|Q|·(√ln m + ln(1/β))/(n·ε̃)) (shape; c fitted at one point).
+- ``support`` / ``domain``: Thm 4.4's point — PMW^Pub's excess error over f against log|X̂|
+  (a fixed core of public rows plus uniform decoys, A_0 uniform) at fixed n, ε and |X|, and
+  against log|X| (attributes appended to the chain) at fixed X̂ size; bootstrap slopes and
+  Thm 4.4's private term with a fitted constant.
+- ``lemma42``: Lemma 4.2's ε_f-DP best-mixture estimate next to the exact f for each public
+  source of the ADULT and NIST figures, and the source the releases pick.
+- ``audit``: end-to-end privacy-loss audit of PMW^Pub over all replace-one neighbours of a tiny
+  instance, run as claimed and at 4ρ (noise halved) while claiming ρ.
 One JSON record per (setting, trial) under ``<out>/records`` (skipped when present).
 
     python -m experiments.theory.liu2021 [experiment.key=value ...]
@@ -12,6 +20,7 @@ One JSON record per (setting, trial) under ``<out>/records`` (skipped when prese
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +33,9 @@ from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore
 from pubpriv_core.learning import liu2021 as lv
-from pubpriv_core.privacy import rho_from_eps
+from pubpriv_core.learning.audit import loss_audit
+from pubpriv_core.learning.slopes import bootstrap_slope, fit_constant
+from pubpriv_core.privacy import eps_from_rho, rho_from_eps
 
 
 def _seed(*parts) -> np.random.Generator:
@@ -186,6 +197,210 @@ def plot(mix: pd.DataFrame, pmw: pd.DataFrame, cfg, out: Path) -> None:
     plt.close(fig)
 
 
+# --------------------------------------------------------------------------- |X̂| and |X| sweeps
+
+
+def sweep_record(cfg, kind: str, point: int, trial: int) -> dict:
+    """One trial of the ``support`` (point = s) or ``domain`` (point = extra attributes) sweep:
+    exact f and PMW^Pub's max error for every T of the grid."""
+    p = cfg[kind]
+    extra, s = (0, point) if kind == "support" else (point, int(p.s))
+    pair = lv.padded_pair(cfg.preset, extra, float(p.shift), cfg.model_seed)
+    problem = lv.support_problem(pair, int(p.n), s, _seed(cfg.seed, 4, extra, s, trial), k=cfg.k,
+                                 workload_size=p.workload_size, core=p.core, workload_seed=cfg.seed)
+    errors = {str(T): lv.pmwpub_max_error(problem, float(p.eps), int(T), _seed(cfg.seed, 5, extra, s, trial, T))
+              for T in p.T}
+    return {"kind": kind, "point": point, "trial": trial, "support": s,
+            "log_domain_size": float(np.log(pair.private.domain.size())), "f": lv.best_mixture_error(problem),
+            "errors": errors, "Q_size": int(problem.true_answers.size)}
+
+
+def sweep(cfg, out: Path, kind: str, rng: np.random.Generator) -> tuple[pd.DataFrame, dict]:
+    """Excess max error over f at the best T (by mean over trials, the paper's selection) per
+    point, its bootstrap slope against log|X̂| or log|X|, and Thm 4.4's private term with c fitted."""
+    store = RecordStore(out / "records")
+    p = cfg[kind]
+    points = list(p.s) if kind == "support" else list(p.extra)
+    jobs = {f"{kind}/point={pt}/r={r}": (sweep_record, (cfg, kind, int(pt), r))
+            for pt in points for r in range(p.trials)}
+    df = pd.DataFrame(_run_records(store, jobs, cfg.n_jobs))
+    rho = rho_from_eps(float(p.eps), 1.0 / int(p.n) ** 2)
+    rows, y_trials, y_norm = [], [], []
+    for pt in points:
+        g = df[df.point == pt]
+        errs = pd.DataFrame(list(g.errors))
+        T = errs.mean().idxmin()
+        excess = (errs[T] - g.f.to_numpy()).to_numpy()
+        shape = evaluate("liu2021.thm4.4", n=int(p.n), m=int(g.support.iloc[0]), Q_size=float(g.Q_size.mean()),
+                         beta=cfg.beta, rho=rho).value
+        y_trials.append(excess)
+        y_norm.append(excess / shape)
+        rows.append({"point": int(pt), "support": int(g.support.iloc[0]), "log_support": float(np.log(g.support.iloc[0])),
+                     "log_domain_size": float(g.log_domain_size.iloc[0]), "Q_size_mean": float(g.Q_size.mean()),
+                     "trials": len(g), "T_best": int(T), "err_mean": float(errs[T].mean()), "f_mean": float(g.f.mean()),
+                     "excess_mean": float(excess.mean()), "excess_sd": float(excess.std(ddof=1)),
+                     "thm44_private_term": shape})
+    res = pd.DataFrame(rows)
+    fit = fit_constant(res.thm44_private_term, res.excess_mean)
+    res["thm44_fitted"] = fit.c * res.thm44_private_term
+    res.to_csv(out / f"pmwpub_vs_{kind}.csv", index=False)
+    x = res.log_support if kind == "support" else res.log_domain_size
+    slope = bootstrap_slope(x, y_trials, rng=rng)
+    normalised = bootstrap_slope(x, y_norm, rng=rng)
+    shape_slope = float(np.polyfit(np.log(x), np.log(res.thm44_private_term), 1)[0])
+    return res, {"x": "log|X̂|" if kind == "support" else "log|X|", "slope": slope.__dict__, "text": slope.text(),
+                 "slope_over_thm44_term": normalised.__dict__, "text_over_thm44_term": normalised.text(),
+                 "thm44_term_slope": shape_slope, "thm44_fit": fit.__dict__, "thm44_fit_text": fit.text()}
+
+
+# --------------------------------------------------------------------------- Lemma 4.2
+
+
+def _nist(region: str, year: int, reduced: bool):
+    from pubpriv_core.data import load_dataset
+    return load_dataset("nist_acs", region=region, year=year, reduced=reduced)
+
+
+def lemma42_groups(cfg) -> dict[str, tuple[str, dict]]:
+    """Each figure row's candidate public sources: {group: (data kind, {source: spec})}."""
+    nist_full = {"MA-2018": ("ma", 2018, 1.0), "national-2019": ("national", 2019, 1.0),
+                 "TX-2019": ("tx", 2019, 1.0)}
+    for p in cfg.lemma42.fractions:
+        nist_full[f"MA-2018 p={p:g}"] = ("ma", 2018, float(p))
+        nist_full[f"national-2019 p={p:g}"] = ("national", 2019, float(p))
+    return {
+        "ADULT (Fig. 2), Δ grid": ("adult", {f"Δ={d:g}": float(d) for d in cfg.lemma42.adult_deltas}),
+        "NIST reduced MA-2019 (Fig. 1)": ("nist:ma:2019:1", {
+            "MA-2018": ("ma", 2018, 1.0), "national-2019": ("national", 2019, 1.0), "TX-2019": ("tx", 2019, 1.0)}),
+        "NIST full MA-2019 (Fig. 1, Fig. 3)": ("nist:ma:2019:0", nist_full),
+        "NIST full TX-2019 (Fig. 1)": ("nist:tx:2019:0", {
+            "TX-2018": ("tx", 2018, 1.0), "national-2019": ("national", 2019, 1.0), "MA-2019": ("ma", 2019, 1.0)}),
+    }
+
+
+def _source_problem(kind: str, spec, cfg, rng: np.random.Generator):
+    from pubpriv_core.algorithms import ReleaseProblem
+    from pubpriv_core.data import biased, fraction, from_dataset, load_dataset
+    from pubpriv_core.queries import marginal_workload
+
+    if kind == "adult":
+        data = load_dataset("adult")
+        split = biased(data, np.random.default_rng([int(cfg.seed), 6]), delta=spec)   # same private for every Δ
+        private, source = split.private, split.public
+        workload = marginal_workload(data.domain, 3, 256, 0)
+    else:
+        _, region, year, reduced = kind.split(":")
+        private = _nist(region, int(year), reduced == "1")
+        public = _nist(spec[0], spec[1], reduced == "1")
+        source = from_dataset(public) if spec[2] == 1.0 else fraction(public, spec[2], rng)
+        workload = marginal_workload(private.domain, 5 if reduced == "1" else 3, None, 0)
+    return ReleaseProblem(private, workload, source.support.records, source.weights, source.n_rows)
+
+
+def lemma42_record(cfg, group: str, kind: str, name: str, spec, index: int) -> dict:
+    rng = _seed(cfg.seed, 7, index)
+    problem = _source_problem(kind, spec, cfg, rng)
+    limit = cfg.lemma42.time_limit.adult if kind == "adult" else cfg.lemma42.time_limit.nist
+    start = time.perf_counter()
+    check = lv.source_check(name, problem, float(cfg.lemma42.eps_f), int(cfg.lemma42.draws), rng, float(limit))
+    return {"group": group, "source": name, "n": problem.n, "support": problem.support_size,
+            "exact": check.exact, "mw": check.mw, "dp": check.dp.tolist(), "seconds": time.perf_counter() - start,
+            "public_only": float(np.max(np.abs(problem.public_answerer.expand(
+                problem.public_answerer.answer(problem.public_weights)) - problem.true_answers)))}
+
+
+def lemma42(cfg, out: Path) -> pd.DataFrame:
+    """Per source: exact f (or not certified), MW-100, the mean and 95% range of the ε_f-DP
+    releases, Laplace scale 1/(n·ε_f); per group: how often the releases pick each source and
+    which source has the lowest exact f."""
+    store = RecordStore(out / "records")
+    jobs, index = {}, 0
+    for group, (kind, sources) in lemma42_groups(cfg).items():
+        for name, spec in sources.items():
+            jobs[f"lemma42/{group}/{name}"] = (lemma42_record, (cfg, group, kind, name, spec, index))
+            index += 1
+    recs = _run_records(store, jobs, cfg.n_jobs)
+    rows = []
+    for group in dict.fromkeys(r["group"] for r in recs):
+        g = [r for r in recs if r["group"] == group]
+        checks = [lv.SourceCheck(r["source"], r["exact"], np.array(r["dp"], float), r["mw"], r["n"],
+                                 float(cfg.lemma42.eps_f)) for r in g]
+        rates = lv.pick_rates(checks)
+        certified = [r for r in g if r["exact"] is not None]
+        best = min(certified, key=lambda r: r["exact"])["source"] if certified else None
+        for r in g:
+            dp = np.array(r["dp"], float)
+            rows.append({"group": group, "source": r["source"], "n": r["n"], "support": r["support"],
+                         "public_only": r["public_only"], "exact_f": r["exact"], "mw100": r["mw"],
+                         "laplace_scale": 1 / (r["n"] * float(cfg.lemma42.eps_f)),
+                         "dp_mean": float(np.nanmean(dp)) if r["exact"] is not None else np.nan,
+                         "dp_q025": float(np.nanquantile(dp, 0.025)) if r["exact"] is not None else np.nan,
+                         "dp_q975": float(np.nanquantile(dp, 0.975)) if r["exact"] is not None else np.nan,
+                         "pick_rate": rates.get(r["source"], np.nan), "lowest_exact": r["source"] == best,
+                         "lp_seconds": r["seconds"]})
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "lemma42_sources.csv", index=False)
+    return df
+
+
+# --------------------------------------------------------------------------- privacy audit
+
+
+def audit_record(cfg, factor: int) -> dict:
+    """PMW^Pub run at factor·ρ while claiming the ρ of (ε, δ): the loss audit over every
+    replace-one pair, and the model-fit tests of the transcript law on one dataset."""
+    a = cfg.audit
+    problems = lv.tiny_problems(int(a.n), tuple(a.shape), int(a.k))
+    pairs = lv.replace_one_pairs(problems)
+    rho = rho_from_eps(float(a.eps), float(a.delta))
+    eps_run = eps_from_rho(factor * rho, float(a.delta))
+    rng = _seed(cfg.seed, 8, factor)
+    res = loss_audit(pairs, lambda d: lv.pmwpub_transcript(problems[d], eps_run, float(a.delta), int(a.T), rng),
+                     lambda d, o: lv.transcript_log_likelihood(problems[d], o[0], o[1], o[2]),
+                     rho=rho, eps=float(a.eps), delta=float(a.delta), samples=int(a.samples),
+                     alphas=tuple(a.alphas))
+    d = pairs[0][0]
+    fit = lv.transcript_fit(problems[d], [lv.pmwpub_transcript(problems[d], eps_run, float(a.delta), int(a.T), rng)
+                                          for _ in range(int(a.samples))], rng)
+    return {"factor": factor, "eps_run": eps_run, "rho_claimed": rho, "rho_run": factor * rho,
+            "pairs": res.pairs, "samples": res.samples, "renyi_ratio": res.renyi_ratio,
+            "renyi_ratio_lower": res.renyi_ratio_lower, "delta_hat": res.delta_hat, "delta_lower": res.delta_lower,
+            "flagged": res.flagged, "worst_pair": [list(x) for x in res.worst], **fit}
+
+
+def audit(cfg, out: Path) -> pd.DataFrame:
+    store = RecordStore(out / "records")
+    jobs = {f"audit/factor={f}/samples={cfg.audit.samples}": (audit_record, (cfg, int(f)))
+            for f in cfg.audit.factors}
+    df = pd.DataFrame(_run_records(store, jobs, cfg.n_jobs))
+    df.to_csv(out / "pmwpub_audit.csv", index=False)
+    return df
+
+
+def plot_thm44(sup: pd.DataFrame, dom: pd.DataFrame, fits: dict, out: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    for ax, df, x, kind, label in ((axes[0], sup, "log_support", "support", "log|X̂| (|X| fixed)"),
+                                   (axes[1], dom, "log_domain_size", "domain", "log|X| (|X̂| fixed)")):
+        se = df.excess_sd / np.sqrt(df.trials)
+        ax.errorbar(df[x], df.excess_mean, yerr=1.96 * se, fmt="o-", capsize=3,
+                    label="PMW^Pub max error − f (mean, ±1.96 s.e.)")
+        ax.plot(df[x], df.thm44_fitted, "k--", lw=0.8, label=f"Thm 4.4 private term, {fits[kind]['thm44_fit_text']}")
+        ax.plot(df[x], df.f_mean, "s:", color="C2", label="best mixture error f (exact LP)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("max error")
+        ax.set_title(f"{fits[kind]['text']}", fontsize=7)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(out / "fig_thm44_support_domain.png", dpi=130)
+    plt.close(fig)
+
+
 @register("liu2021")
 def run(cfg: DictConfig) -> None:
     out = Path(cfg.out)
@@ -194,7 +409,13 @@ def run(cfg: DictConfig) -> None:
     pmw = pmwpub_sweep(cfg, out)
     plot(mix, pmw, cfg, out)
     summary = summarize(mix, pmw, cfg)
-    write_summary(out, summary)
+    rng = np.random.default_rng(np.random.SeedSequence([int(cfg.seed), 9]))
+    sup, sup_fit = sweep(cfg, out, "support", rng)
+    dom, dom_fit = sweep(cfg, out, "domain", rng)
+    plot_thm44(sup, dom, {"support": sup_fit, "domain": dom_fit}, out)
+    lemma42(cfg, out)
+    audit(cfg, out)
+    write_summary(out, {**summary, "support": sup_fit, "domain": dom_fit})
 
 
 if __name__ == "__main__":

@@ -259,6 +259,9 @@ class ReleaseRun:
     domain_size: int
     updates: int
     halted: bool
+    passes: int = 0
+    reach: int = 0              # queries 0..reach−1 were tested by the sparse vector
+    err_beyond_reach: float = 0.0   # ±1-scale error on the queries never tested
 
 
 def apap_thresholds(dist: DiscretizedBeta, n: int, m: int, alpha: float, eps: float, delta: float,
@@ -286,8 +289,10 @@ def private_pmw_thresholds(dist: DiscretizedBeta, n: int, alpha: float, eps: flo
     cuts = np.arange(N + 1)
     true = np.concatenate([[0.0], np.cumsum(hist)]) / n
     res = offline_pmw(true, PrefixMW(N, cuts), PMWParams(alpha, eps, delta, N, n), rng)
-    err = float(np.max(np.abs(res.answers - dist.cdf_below(cuts))))
-    return ReleaseRun(2 * err, 0.0, N, res.updates, res.halted)
+    gap = 2 * np.abs(res.answers - dist.cdf_below(cuts))
+    beyond = float(gap[res.reach:].max()) if res.reach < len(cuts) else 0.0
+    return ReleaseRun(float(gap.max()), 0.0, N, res.updates, res.halted, res.passes, res.reach,
+                      beyond)
 
 
 # --------------------------------------------------------------------------- decision stumps

@@ -35,8 +35,7 @@ from pubpriv_core.bounds import evaluate
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.data.public import from_dataset
 from pubpriv_core.data.synthetic import PRESETS, ChainModel, SyntheticPair, make_pair
-from pubpriv_core.queries import MarginalWorkload, marginal_workload
-from pubpriv_core.queries.workload import choose_marginals
+from pubpriv_core.queries import marginal_workload
 
 
 @dataclass(frozen=True)
@@ -112,19 +111,39 @@ def distinct_rows(model: ChainModel, s: int, rng: np.random.Generator, max_draws
     return np.stack(list(seen.values()))
 
 
+def decoy_rows(domain: Domain, count: int, exclude: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``count`` distinct rows drawn uniformly from X minus the rows of ``exclude``."""
+    if count > domain.size() - len(exclude):
+        raise ValueError(f"{count} decoy rows do not fit in |X| = {domain.size()} minus "
+                         f"{len(exclude)} excluded rows; ask for fewer")
+    taken = {row.tobytes() for row in np.asarray(exclude, np.int64)}
+    out: list[np.ndarray] = []
+    while len(out) < count:
+        batch = np.stack([rng.integers(0, k, 2 * count + 16) for k in domain.shape], axis=1)
+        for row in batch.astype(np.int64):
+            if row.tobytes() not in taken:
+                taken.add(row.tobytes())
+                out.append(row)
+                if len(out) == count:
+                    break
+    return np.stack(out) if out else np.empty((0, len(domain.shape)), np.int64)
+
+
 def support_problem(pair: SyntheticPair, n: int, s: int, rng: np.random.Generator,
-                    k: int = 3, workload_size: int | None = None, workload_attrs: int | None = None,
+                    k: int = 3, workload_size: int | None = None, core: int | None = None,
                     workload_seed: int = 0) -> ReleaseProblem:
-    """D̃ ∼ μ^n and a public support of exactly ``s`` distinct rows of ν, A_0 uniform (m = s,
-    so log m = log|X̂| in Thm 4.4). Q: ``workload_size`` random k-way marginal sets (all when
-    None) over the first ``workload_attrs`` attributes (all when None)."""
-    if n < 1 or s < 1:
-        raise ValueError(f"n and s must be >= 1, got n={n}, s={s}; pass positive sizes")
+    """D̃ ∼ μ^n and a public support of exactly ``s`` distinct rows, A_0 uniform (m = s, so
+    log m = log|X̂| in Thm 4.4): ``core`` distinct rows of ν (all s when None) and s − core
+    decoys drawn uniformly from the rest of X, so |X̂| grows while the useful rows stay fixed.
+    Q: ``workload_size`` random k-way marginal sets over all attributes (all when None)."""
+    core = s if core is None else int(core)
+    if n < 1 or not 1 <= core <= s:
+        raise ValueError(f"need n >= 1 and 1 <= core <= s, got n={n}, core={core}, s={s}; "
+                         "pass positive sizes")
     private = pair.private.sample(int(n), rng)
-    support = distinct_rows(pair.public, int(s), rng)
-    attrs = workload_attrs or len(private.domain)
-    workload = MarginalWorkload(private.domain,
-                                tuple(choose_marginals(attrs, k, workload_size, workload_seed)))
+    useful = distinct_rows(pair.public, core, rng)
+    support = np.concatenate([useful, decoy_rows(private.domain, s - core, useful, rng)])
+    workload = marginal_workload(private.domain, k, workload_size, workload_seed)
     return ReleaseProblem(private, workload, support,
                           np.full(len(support), 1.0 / len(support)), int(s))
 
