@@ -92,8 +92,9 @@ def mixture_sweep(cfg, out: Path) -> pd.DataFrame:
                 jobs[f"mixture/shift={shift}/m={m}/{method}/r={r}"] = (
                     mixture_record, (setting, int(cfg.mixture.n), int(m), r, cfg.seed, method))
     df = pd.DataFrame(_run_records(store, jobs, cfg.n_jobs))
-    rows = []
+    rows, f_trials = [], {}
     for (shift, m, method), g in df.groupby(["shift", "m", "method"]):
+        f_trials[(shift, m, method)] = g.f.to_numpy()
         pair = lv.Setting(cfg.preset, float(shift), cfg.model_seed, cfg.k).pair()
         D2, Dinf = max(pair.d2(), 0.0), max(pair.dinf(), 0.0)
         rows.append({"shift": shift, "m": m, "method": method, "trials": len(g), "support_mean": g.support.mean(),
@@ -106,6 +107,7 @@ def mixture_sweep(cfg, out: Path) -> pd.DataFrame:
         evaluate("liu2021.prop4.3.n", alpha=a, beta=cfg.beta, Q_size=q).value if np.isfinite(a) else np.nan
         for a, q in zip(summary.prop43_alpha, summary.Q_size)]
     summary.to_csv(out / "mixture_vs_m.csv", index=False)
+    summary.attrs["f_trials"] = f_trials
     return summary
 
 
@@ -135,31 +137,39 @@ def pmwpub_sweep(cfg, out: Path) -> pd.DataFrame:
         evaluate("liu2021.thm4.4", n=int(n), m=int(p.m), Q_size=int(q), beta=cfg.beta,
                  rho=rho_from_eps(e, 1.0 / n ** 2)).value for n, e, q in zip(best.n, best.eps, best.Q_size)]
     best.to_csv(out / "pmwpub_vs_n_eps.csv", index=False)
+    best.attrs["excess_trials"] = {
+        (n, e): (g.err - g.f).to_numpy() for (n, e, T), g in df.groupby(["n", "eps", "T"])
+        if ((best.n == n) & (best.eps == e) & (best["T"] == T)).any()}
     return best
 
 
-def fit_slope(x, y) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = (x > 0) & (y > 0) & np.isfinite(y)
-    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0]) if ok.sum() >= 2 else float("nan")
+def _slope(x, y_trials, rng) -> dict | None:
+    """Bootstrap slope of log mean y on log x (None when a trial is not positive)."""
+    if any((np.asarray(t) <= 0).any() for t in y_trials):
+        return None
+    fit = bootstrap_slope(np.asarray(x, float), y_trials, rng=rng)
+    return {**fit.__dict__, "text": fit.text()}
 
 
-def summarize(mix: pd.DataFrame, pmw: pd.DataFrame, cfg) -> dict:
+def summarize(mix: pd.DataFrame, pmw: pd.DataFrame, cfg, rng: np.random.Generator) -> dict:
+    """Bootstrap slopes (95% CI over trials) of f against m (exact LP points) and of PMW^Pub's
+    excess against n and ε̃, and the fitted constant of Thm 4.4's private term."""
     out = {"mixture": {}, "pmwpub": {}}
     for shift, g in mix.groupby("shift"):
         ok = g.dropna(subset=["prop43_alpha"])
+        lp = g[g.method == "lp"].sort_values("m")
         out["mixture"][f"shift={shift}"] = {
             "D2": float(g.D2.iloc[0]), "Dinf": float(g.Dinf.iloc[0]),
-            "slope_f_vs_m_exact_lp": fit_slope(g[g.method == "lp"].m, g[g.method == "lp"].f_mean),
+            "slope_f_vs_m_exact_lp": _slope(lp.m, [mix.attrs["f_trials"][(shift, m, "lp")] for m in lp.m], rng),
             "max_ratio_fq_over_prop43": float((ok.f_q / ok.prop43_alpha).max()) if len(ok) else None,
             "bound_crossed": bool((ok.f_q > ok.prop43_alpha).any())}
     p = cfg.pmwpub
-    by_n = pmw[pmw.eps == float(p.eps_fixed)].sort_values("n")
-    by_eps = pmw[pmw.n == int(p.n_fixed)].sort_values("eps")
-    out["pmwpub"] = {"slope_excess_vs_n": fit_slope(by_n.n, by_n.excess),
-                     "slope_excess_vs_eps": fit_slope(by_eps.eps_tilde, by_eps.excess),
-                     "thm44_slope": -0.5,
-                     "fitted_c_max": float((pmw.excess / pmw.thm44_private_term).max())}
+    trials = pmw.attrs["excess_trials"]
+    for name, g, x in (("n", pmw[pmw.eps == float(p.eps_fixed)].sort_values("n"), "n"),
+                       ("eps", pmw[pmw.n == int(p.n_fixed)].sort_values("eps"), "eps_tilde")):
+        fit = fit_constant(g.thm44_private_term, g.excess)
+        out["pmwpub"][f"vs_{name}"] = {"slope": _slope(g[x], [trials[(n, e)] for n, e in zip(g.n, g.eps)], rng),
+                                       "thm44_slope": -0.5, "thm44_fit": fit.__dict__, "thm44_fit_text": fit.text()}
     return out
 
 
@@ -186,8 +196,8 @@ def plot(mix: pd.DataFrame, pmw: pd.DataFrame, cfg, out: Path) -> None:
         g = g.sort_values(["n", "eps"])
         xs = g.n * g.eps_tilde
         bx.loglog(xs, g.excess, "o-", label=f"PMW^Pub max error − f, {label}")
-        scale = g.excess.iloc[0] / g.thm44_private_term.iloc[0]
-        bx.loglog(xs, g.thm44_private_term * scale, "--", alpha=0.7, label=f"Thm 4.4 shape ×{scale:.2g} ({label})")
+        fit = fit_constant(g.thm44_private_term, g.excess)
+        bx.loglog(xs, g.thm44_private_term * fit.c, "--", alpha=0.7, label=f"Thm 4.4 private term, {fit.text()} ({label})")
     bx.set_xlabel("n·ε̃ (ε̃ = √(2ρ))")
     bx.set_ylabel("excess max error over f")
     bx.set_title(f"PMW^Pub, shift {p.shift}, m={p.m}, best T of {list(p.T)}", fontsize=9)
@@ -408,8 +418,8 @@ def run(cfg: DictConfig) -> None:
     mix = mixture_sweep(cfg, out)
     pmw = pmwpub_sweep(cfg, out)
     plot(mix, pmw, cfg, out)
-    summary = summarize(mix, pmw, cfg)
     rng = np.random.default_rng(np.random.SeedSequence([int(cfg.seed), 9]))
+    summary = summarize(mix, pmw, cfg, rng)
     sup, sup_fit = sweep(cfg, out, "support", rng)
     dom, dom_fit = sweep(cfg, out, "domain", rng)
     plot_thm44(sup, dom, {"support": sup_fit, "domain": dom_fit}, out)
