@@ -157,7 +157,7 @@ def summarize(mix: pd.DataFrame, pmw: pd.DataFrame, cfg, rng: np.random.Generato
     out = {"mixture": {}, "pmwpub": {}}
     for shift, g in mix.groupby("shift"):
         ok = g.dropna(subset=["prop43_alpha"])
-        lp = g[g.method == "lp"].sort_values("m")
+        lp = g[(g.method == "lp") & (g.trials >= 2)].sort_values("m")   # points where the LP was certified
         out["mixture"][f"shift={shift}"] = {
             "D2": float(g.D2.iloc[0]), "Dinf": float(g.Dinf.iloc[0]),
             "slope_f_vs_m_exact_lp": _slope(lp.m, [mix.attrs["f_trials"][(shift, m, "lp")] for m in lp.m], rng),
@@ -326,8 +326,9 @@ def lemma42(cfg, out: Path) -> pd.DataFrame:
     store = RecordStore(out / "records")
     jobs, index = {}, 0
     for group, (kind, sources) in lemma42_groups(cfg).items():
+        limit = cfg.lemma42.time_limit.adult if kind == "adult" else cfg.lemma42.time_limit.nist
         for name, spec in sources.items():
-            jobs[f"lemma42/{group}/{name}"] = (lemma42_record, (cfg, group, kind, name, spec, index))
+            jobs[f"lemma42/{group}/{name}/limit={limit:g}"] = (lemma42_record, (cfg, group, kind, name, spec, index))
             index += 1
     recs = _run_records(store, jobs, cfg.n_jobs)
     rows = []
