@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pubpriv_core import privacy
+from pubpriv_core.algorithms import mw_kernels
 from pubpriv_core.queries import SupportAnswerer
 
 SELECTIONS = ("permute_and_flip", "exponential", "exponential_bounded_range")
@@ -54,11 +55,25 @@ class MWState:
         self._selectors: dict[int, object] = {}
         self._touched_bound = 0      # Σ |rows| updated since the last sync (≥ touched rows)
         self._syncs = 0
+        self._scores: np.ndarray | None = None
 
     def answers(self) -> np.ndarray:
         """q(A) for every query."""
         self._sync()
         return self.y / self.Z
+
+    def answers_at(self, queries: np.ndarray) -> np.ndarray:
+        """q(A) for the given queries (own indices)."""
+        self._sync()
+        return self.y[queries] / self.Z
+
+    def scores(self, targets: np.ndarray) -> np.ndarray:
+        """|q(A) − targets[q]| for every query, in a buffer reused by the next call."""
+        self._sync()
+        if self._scores is None:
+            self._scores = np.empty_like(self.y)
+        mw_kernels.answer_gaps(self.y, self.Z, targets, self._scores)
+        return self._scores
 
     def answer(self, q: int) -> float:
         return float(self._grids[0][self.selector(q)].sum() / self.Z)
@@ -70,6 +85,26 @@ class MWState:
         if q not in self._selectors:
             self._selectors[q] = self.answerer.selector(q)
         return self._selectors[q]
+
+    def update_many(self, queries: np.ndarray, measurements: np.ndarray) -> int:
+        """:meth:`update` with each (q, a) in turn; returns the number of updates made.
+
+        Index selectors (a support's rows) run all updates in one compiled call with the same
+        arithmetic (:func:`~pubpriv_core.algorithms.mw_kernels.apply_updates`).
+        """
+        if self.answerer.selects_views:
+            for q, a in zip(queries, measurements):
+                self.update(int(q), float(a))
+            return len(queries)
+        blocks = [self.selector(int(q)) for q in queries]
+        starts = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum([block.size for block in blocks], out=starts[1:])
+        rows = np.concatenate(blocks) if blocks else np.empty(0, dtype=np.int64)
+        self.Z, self._touched_bound = mw_kernels.apply_updates(
+            self.u, self._pending, self._touched, rows, starts,
+            np.asarray(measurements, dtype=float), self.Z, self._touched_bound,
+            self.answerer.incremental_limit)
+        return len(blocks)
 
     def update(self, q: int, measurement: float) -> int:
         """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012).
@@ -212,11 +247,13 @@ def replay(state: MWState, history: list[tuple[int, float]], new: tuple[int | No
     threshold = abs((0.0 if own is None else state.answer(own)) - measured_new) / 2.0
     queries = np.fromiter((q for q, _ in history), dtype=np.int64, count=len(history))
     measured = np.fromiter((a for _, a in history), dtype=float, count=len(history))
-    again = np.flatnonzero(np.abs(state.answers()[queries] - measured) >= threshold)
-    updates = 0 if own is None else state.update(own, measured_new)
-    for i in rng.permutation(again):
-        updates += state.update(int(queries[i]), float(measured[i]))
-    return updates
+    again = rng.permutation(np.flatnonzero(np.abs(state.answers_at(queries) - measured)
+                                           >= threshold))
+    if own is not None:
+        queries, measured = np.append(own, queries[again]), np.append(measured_new, measured[again])
+    else:
+        queries, measured = queries[again], measured[again]
+    return state.update_many(queries, measured)
 
 
 def make_budget(eps: float, delta: float, T: int) -> privacy.ZCDPBudget:
@@ -248,7 +285,7 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
     for t in range(T):
         start = time.perf_counter()
         average += state.weights()
-        scores = np.abs(state.answers() - candidates.true_present)
+        scores = state.scores(candidates.true_present)
         q, own = candidates.to_global(select(scores, candidates, eps0, n, options, budget, rng))
         a = measure(true_answers[q], eps0, n, options, budget, rng)
         selected.append(q)
@@ -256,7 +293,7 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
         if options.replay:
             updates[t] = replay(state, history, (own, a), rng)
         elif own is not None:     # an absent query cannot change A on X̂
-            updates[t] = state.update(own, a)
+            updates[t] = state.update_many(np.array([own]), np.array([a]))
         if own is not None:
             history.append((own, a))
         times[t] = time.perf_counter() - start

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+import numba as nb
 import numpy as np
 
 _PILOT = 256  # candidates sampled to choose the cut G (speed only)
@@ -85,13 +86,26 @@ def default_cut(scores: np.ndarray, best: float, scale: float,
     cap = max(1.0, math.log(scores.size))
     if scores.size <= _PILOT:
         return cap
-    gaps = np.sort(scale * (best - scores[rng.integers(scores.size, size=_PILOT)]))
-    gaps = np.append(gaps[gaps < cap], cap)
-    weight = scores.size / _PILOT
-    head_mass = 1.0 + weight * np.cumsum(np.exp(-gaps))
-    cost = weight * np.arange(1, gaps.size + 1) + \
-        _SURVIVOR_COST * scores.size * np.exp(-gaps) / head_mass
-    return float(gaps[np.argmin(cost)])
+    return _pilot_cut(scores, rng.integers(scores.size, size=_PILOT), best, scale, cap)
+
+
+@nb.njit(nogil=True, cache=True)
+def _pilot_cut(scores, pilot, best, scale, cap):
+    """The pilot gaps below ``cap`` (and cap) minimising the estimated work of
+    :func:`default_cut`: weight·k + SURVIVOR_COST·N·e^{−g_k} / (1 + weight·Σ_{i≤k} e^{−g_i})."""
+    gaps = np.sort(scale * (best - scores[pilot]))
+    weight = scores.size / pilot.size
+    mass, best_cost, cut = 0.0, np.inf, cap
+    for k in range(gaps.size + 1):
+        gap = gaps[k] if k < gaps.size and gaps[k] < cap else cap
+        survival = np.exp(-gap)
+        mass += survival
+        cost = weight * (k + 1) + _SURVIVOR_COST * scores.size * survival / (1.0 + weight * mass)
+        if cost < best_cost:
+            best_cost, cut = cost, gap
+        if gap == cap:
+            break
+    return cut
 
 
 def bernoulli_ranks(n: int, q: float, rng: np.random.Generator) -> np.ndarray:
@@ -141,16 +155,38 @@ def noisy_argmax(scores: np.ndarray, best: float, scale: float, law: NoiseLaw,
     if not cut >= 0:
         raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap or None")
     head = np.flatnonzero(scores >= best - cut / scale)
-    head_values = scale * (scores[head] - best) + law.draw(rng, head.size)
+    head_values = _noisy_values(scores, head, best, scale, law.draw(rng, head.size))
     bar = float(head_values.max()) + cut
     survivors = tail_survivors(head, scores.size, law.survival(bar), rng)
-    tail_values = scale * (scores[survivors] - best) + law.above(rng, bar, survivors.size)
-    values = np.concatenate([head_values, tail_values])
-    i = int(np.argmax(values))
-    winner = int(head[i]) if i < head.size else int(survivors[i - head.size])
+    tail_values = _noisy_values(scores, survivors, best, scale,
+                                law.above(rng, bar, survivors.size))
+    winner, value = _first_max(head, head_values, survivors, tail_values)
     if ties is None:
         return winner
-    return _tie_winner(winner, float(values[i]), ties, scale, best, scores.size, law, rng)
+    return _tie_winner(winner, value, ties, scale, best, scores.size, law, rng)
+
+
+@nb.njit(nogil=True, cache=True)
+def _noisy_values(scores, index, best, scale, noise):
+    """−u_j + X_j = scale·(scores[j] − best) + noise for j in ``index``."""
+    out = np.empty(index.size)
+    for i in range(index.size):
+        out[i] = scale * (scores[index[i]] - best) + noise[i]
+    return out
+
+
+@nb.njit(nogil=True, cache=True)
+def _first_max(head, head_values, survivors, tail_values):
+    """(candidate, value) of the first largest value, head before survivors (``np.argmax`` of
+    their concatenation)."""
+    winner, value = head[0], head_values[0]
+    for i in range(1, head.size):
+        if head_values[i] > value:
+            winner, value = head[i], head_values[i]
+    for i in range(survivors.size):
+        if tail_values[i] > value:
+            winner, value = survivors[i], tail_values[i]
+    return int(winner), float(value)
 
 
 def _tie_winner(winner: int, value: float, ties: Ties, scale: float, best: float, n: int,
@@ -176,8 +212,8 @@ def _tie_winner(winner: int, value: float, ties: Ties, scale: float, best: float
 
 def _check_ties(ties: Ties) -> Ties:
     values, counts = (np.asarray(t) for t in ties)
-    if values.shape != counts.shape or values.ndim != 1 or not np.all(np.isfinite(values)) \
-            or np.any(counts < 1):
+    if values.shape != counts.shape or values.ndim != 1 or not np.isfinite(values).all() \
+            or not (counts >= 1).all():
         raise ValueError("ties must be (values, counts): 1-D arrays of equal length, finite "
                          "values and counts >= 1; pass ties=(values, counts) or None")
-    return values.astype(float), counts.astype(np.int64)
+    return values.astype(float, copy=False), counts.astype(np.int64, copy=False)

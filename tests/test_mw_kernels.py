@@ -1,0 +1,85 @@
+"""The compiled MW steps against the numpy expressions they replace: same bits."""
+import math
+
+import numpy as np
+import pytest
+
+from pubpriv_core.algorithms import mw_kernels
+from pubpriv_core.privacy import noisy_max
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pairwise_sum_is_numpys_sum(seed):
+    rng = np.random.default_rng(seed)
+    u = rng.random(5000) * 10.0 ** rng.integers(-8, 8, 5000)
+    for size in list(range(0, 140)) + [255, 256, 257, 1000, 1023, 4999]:
+        rows = np.sort(rng.choice(u.size, size=size, replace=False))
+        assert 0.0 + mw_kernels._pairwise_sum(u, rows, 0, size) == u[rows].sum()
+
+
+def numpy_updates(u, pending, touched, blocks, measurements, Z, bound, limit):
+    """The MW update written with numpy, one query at a time."""
+    for rows, a in zip(blocks, measurements):
+        block = u[rows]
+        mass = float(block.sum())
+        factor = math.exp((a - mass / Z) / 2.0)
+        Z += mass * (factor - 1.0)
+        if bound <= limit:
+            bound += block.size
+            pending[rows] += block * (factor - 1.0)
+            touched[rows] = True
+        u[rows] = block * factor
+    return Z, bound
+
+
+@pytest.mark.parametrize("limit", [0, 50, 10 ** 9])
+def test_apply_updates_matches_numpy_updates(limit):
+    rng = np.random.default_rng(limit)
+    size = 3000
+    blocks = [np.sort(rng.choice(size, size=int(k), replace=False))
+              for k in rng.integers(1, 700, 25)] + [np.empty(0, dtype=np.int64)]
+    measurements = rng.random(len(blocks))
+    states = []
+    for apply in ("numpy", "kernel"):
+        u = rng.random(size) if apply == "numpy" else states[0][0].copy()
+        state = [u, np.zeros(size), np.zeros(size, dtype=bool)]
+        if apply == "numpy":
+            states.append([u.copy(), *state[1:]])
+            Z, bound = numpy_updates(*state, blocks, measurements, float(u.sum()), 0, limit)
+        else:
+            starts = np.concatenate([[0], np.cumsum([b.size for b in blocks])])
+            Z, bound = mw_kernels.apply_updates(*state, np.concatenate(blocks), starts,
+                                                measurements, float(u.sum()), 0, limit)
+        states.append([*state, Z, bound])
+    _, expected, got = states
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_answer_gaps_match_numpy():
+    rng = np.random.default_rng(1)
+    y, targets, out = rng.random(1000) * 3, rng.random(1000), np.empty(1000)
+    mw_kernels.answer_gaps(y, 2.7, targets, out)
+    np.testing.assert_array_equal(out, np.abs(y / 2.7 - targets))
+
+
+def numpy_cut(scores, pilot, best, scale, cap):
+    """The cut heuristic written with numpy."""
+    gaps = np.sort(scale * (best - scores[pilot]))
+    gaps = np.append(gaps[gaps < cap], cap)
+    weight = scores.size / pilot.size
+    head_mass = 1.0 + weight * np.cumsum(np.exp(-gaps))
+    cost = weight * np.arange(1, gaps.size + 1) + \
+        noisy_max._SURVIVOR_COST * scores.size * np.exp(-gaps) / head_mass
+    return float(gaps[np.argmin(cost)])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_pilot_cut_matches_numpy(seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.random(int(rng.integers(300, 5000))) ** int(rng.integers(1, 8))
+    scale, cap = float(rng.uniform(1, 3000)), max(1.0, math.log(scores.size))
+    pilot = rng.integers(scores.size, size=256)
+    best = float(scores.max())
+    assert noisy_max._pilot_cut(scores, pilot, best, scale, cap) == \
+        numpy_cut(scores, pilot, best, scale, cap)
