@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
 from experiments.theory.runner import register  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.learning import (FiniteDistribution, PointFunctions, RecordStore,  # noqa: E402
@@ -100,6 +101,11 @@ def family_trial(learner: str, d: int, alpha: float, beta: float, eps: float, sp
         h = B.learn_point_boosted(n, functools.partial(_labelled, D, target), alpha, beta, eps, rng)
         return h.error(target, D) < alpha - 1e-9
     X, y = _labelled(D, target, n, rng)
+    if learner == "representation":  # fresh lazy family, exact on the member's support
+        order = np.argsort(D.points)
+        member = np.empty(len(order), dtype=bool)
+        member[order] = B.learn_representation_sparse(X, y, D.points[order], d, alpha, eps, rng)
+        return float(D.mass(member != (D.points == target))) < alpha - 1e-9
     j = B.learn_point_proper(X, y, 2**d, eps, rng)
     return float(PointFunctions(2**d).disagreement([j], [target], D)[0]) < alpha - 1e-9
 
@@ -143,6 +149,17 @@ def _search(fn, cfg, store, key, n_min=1, n_jobs=None):
     return res.n_star
 
 
+def _repeated(fn, cfg, store, key, repeats: int, n_min=1, n_jobs=None) -> dict:
+    """n* from ``repeats`` independent searches: seed-0 value, mean and all values (';'-joined)."""
+    def search(k, seed):
+        return empirical_sample_complexity(fn, cfg.alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
+                                           n_min=n_min, n_max=int(cfg.n_max), rel_tol=cfg.rel_tol, seed=seed,
+                                           n_jobs=cfg.n_jobs if n_jobs is None else n_jobs, store=store,
+                                           key=k).n_star
+    stars = repeated_nstar(search, key, cfg.seed, repeats)
+    return {"n_star": stars[0], "n_star_mean": float(np.mean(stars)), "n_star_repeats": ";".join(map(str, stars))}
+
+
 def point_sweep(cfg, store) -> pd.DataFrame:
     rows = []
     for learner in cfg.point.learners:
@@ -151,10 +168,38 @@ def point_sweep(cfg, store) -> pd.DataFrame:
                 continue
             fn = functools.partial(point_trial, learner, int(d), cfg.alpha, cfg.beta, cfg.eps)
             heavy = learner == "improper"
-            n_star = _search(fn, cfg, store, f"point/{learner}/d={d}", n_min=int(cfg.point.improper_n_min) if heavy else 1,
-                             n_jobs=cfg.n_jobs_heavy if heavy else cfg.n_jobs)
-            rows.append({"learner": learner, "d": int(d), "n_star": n_star})
-            print(f"point {learner:15s} d={d:3d} n*={n_star}", flush=True)
+            res = _repeated(fn, cfg, store, f"point/{learner}/d={d}", 1 if heavy else cfg.repeats,
+                            n_min=int(cfg.point.improper_n_min) if heavy else 1,
+                            n_jobs=cfg.n_jobs_heavy if heavy else cfg.n_jobs)
+            rows.append({"learner": learner, "d": int(d)} | res)
+            print(f"point {learner:15s} d={d:3d} n*={res['n_star_repeats']}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def _trials(column: pd.Series) -> list[np.ndarray]:
+    return [np.array([float(v) for v in str(r).split(";")]) for r in column]
+
+
+def slopes_table(cfg, point: pd.DataFrame | None, interval: pd.DataFrame | None,
+                 release: pd.DataFrame | None) -> pd.DataFrame:
+    """Linear slopes in d with bootstrap 95% CIs over the repeated searches: n*·εα for the POINT_d
+    learners and the Laplace release, n* for INTERVAL_d."""
+    rng = np.random.default_rng(cfg.seed)
+    scale = cfg.eps * cfg.alpha
+    rows = []
+    if point is not None:
+        for learner, g in point.groupby("learner"):
+            trials = _trials(g.n_star_repeats)
+            if min(len(t) for t in trials) >= 2:
+                rows.append(slope_row(f"point {learner}: n*·εα vs d", g.d, [t * scale for t in trials], rng,
+                                      log_x=False, log_y=False))
+    if interval is not None:
+        rows.append(slope_row("interval proper: n* vs d", interval.d, _trials(interval.n_star_repeats), rng,
+                              log_x=False, log_y=False))
+    if release is not None:
+        g = release[release.method == "laplace"]
+        rows.append(slope_row("release laplace: n*·εα vs d", g.d, [t * scale for t in _trials(g.n_star_repeats)], rng,
+                              log_x=False, log_y=False))
     return pd.DataFrame(rows)
 
 
@@ -291,10 +336,10 @@ def interval_sweep(cfg, store) -> pd.DataFrame:
     rows = []
     for d in cfg.interval.d:
         fn = functools.partial(interval_trial, int(d), cfg.alpha, cfg.eps)
-        n_star = _search(fn, cfg, store, f"interval/d={d}")
+        res = _repeated(fn, cfg, store, f"interval/d={d}", cfg.repeats)
         bound = evaluate("beimel2014.lemma5.2", d=int(d), beta=cfg.beta, eps=cfg.eps).value
-        rows.append({"d": int(d), "n_star": n_star, "beimel2014.lemma5.2": bound})
-        print(f"interval d={d:3d} n*={n_star} lemma5.2={bound:.1f}", flush=True)
+        rows.append({"d": int(d)} | res | {"beimel2014.lemma5.2": bound})
+        print(f"interval d={d:3d} n*={res['n_star_repeats']} lemma5.2={bound:.1f}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -303,10 +348,10 @@ def release_sweep(cfg, store) -> pd.DataFrame:
     for method, ds in [("laplace", cfg.release.laplace_d), ("blr", cfg.release.blr_d)]:
         for d in ds:
             fn = functools.partial(release_trial, method, int(d), cfg.alpha, cfg.eps, int(cfg.release.n_hat))
-            n_star = _search(fn, cfg, store, f"release/{method}/d={d}",
-                             n_jobs=cfg.n_jobs_heavy if method == "blr" else cfg.n_jobs)
-            rows.append({"method": method, "d": int(d), "n_star": n_star})
-            print(f"release {method} d={d} n*={n_star}", flush=True)
+            res = _repeated(fn, cfg, store, f"release/{method}/d={d}", 1 if method == "blr" else cfg.repeats,
+                            n_jobs=cfg.n_jobs_heavy if method == "blr" else cfg.n_jobs)
+            rows.append({"method": method, "d": int(d)} | res)
+            print(f"release {method} d={d} n*={res['n_star_repeats']}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -351,7 +396,7 @@ def plot_point(out: Path, nstar: pd.DataFrame, bounds: pd.DataFrame, cfg) -> Non
     fig, ax = plt.subplots(figsize=(7, 4.8))
     for learner, g in nstar.groupby("learner"):
         c, mk = _STYLE[learner]
-        ax.plot(g.d, g.n_star, marker=mk, color=c, label=f"n* {learner} (measured)")
+        ax.plot(g.d, g.n_star_mean, marker=mk, color=c, label=f"n* {learner} (measured, mean of repeats)")
     for bid, ls, what in [("beimel2014.cor3.8", ":", "proper LB"), ("beimel2014.lemma3.9", "--", "proper LB"),
                           ("beimel2014.lemma3.4.exact", "-.", "exact n* of proper ExpMech"),
                           ("beimel2014.thm4.2.derived", (0, (5, 1)), "representation UB, derived"),
@@ -368,7 +413,7 @@ def plot_point(out: Path, nstar: pd.DataFrame, bounds: pd.DataFrame, cfg) -> Non
     scale = cfg.eps * cfg.alpha
     for learner, g in nstar.groupby("learner"):
         c, mk = _STYLE[learner]
-        ax.plot(g.d, g.n_star * scale, marker=mk, color=c, label=learner)
+        ax.plot(g.d, g.n_star_mean * scale, marker=mk, color=c, label=learner)
     ax.plot(bounds.d, bounds["beimel2014.lemma3.9"] * scale, "k--", lw=1, label="Lemma 3.9 · εα")
     ax.plot(bounds.d, bounds["beimel2014.lemma3.4.exact"] * scale, "k-.", lw=1, label="exact Lemma 3.4 n* · εα")
     ax.set(xlabel="d", ylabel="n*·εα", title="slopes in d: proper ≈ 2 ln 2, Lemma 3.9 ≈ ln2/4", yscale="log")
@@ -393,7 +438,7 @@ def plot_curves(out: Path, curves: pd.DataFrame) -> None:
 
 def plot_interval(out: Path, table: pd.DataFrame) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(table.d, table.n_star, "o-", label="n* proper INTERVAL_d (measured)")
+    ax.plot(table.d, table.n_star_mean, "o-", label="n* proper INTERVAL_d (measured, mean of repeats)")
     ax.plot(table.d, table["beimel2014.lemma5.2"], "k--", label="Lemma 5.2 lower bound")
     ax.set(xlabel="d", ylabel="samples", title="INTERVAL_d proper learning")
     ax.legend(fontsize=8)
@@ -402,17 +447,23 @@ def plot_interval(out: Path, table: pd.DataFrame) -> None:
     plt.close(fig)
 
 
-def plot_release(out: Path, table: pd.DataFrame, bounds: pd.DataFrame) -> None:
+def plot_release(out: Path, table: pd.DataFrame, bounds: pd.DataFrame) -> dict:
+    """Measured release sizes, the explicit bounds as computed, Thm 7.1's O(·) shape with its constant
+    fitted to the Laplace release (the algorithm it describes); returns that fit."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for k, (method, g) in enumerate(table.groupby("method")):
-        ax.plot(g.d, g.n_star, "o-", color=f"C{k}", label=f"n* {method} (measured)")
-    for bid, ls in [("beimel2014.thm7.2", "--"), ("beimel2014.laplace_histogram", "-."), ("beimel2014.thm7.1", ":")]:
-        ax.plot(bounds.d, bounds[bid], ls=ls, color="k", lw=1, label=bid)
+        ax.plot(g.d, g.n_star_mean, "o-", color=f"C{k}", label=f"n* {method} (measured)")
+    for bid, ls in [("beimel2014.thm7.2", "--"), ("beimel2014.laplace_histogram", "-.")]:
+        bound_curve(ax, bounds.d, bounds[bid], bid, color="k", lw=1, ls=ls)
+    lap = table[table.method == "laplace"].set_index("d").n_star_mean
+    measured = [lap.get(d, np.nan) for d in bounds.d]
+    fit = bound_curve(ax, bounds.d, bounds["beimel2014.thm7.1"], "beimel2014.thm7.1", measured, color="k", lw=1, ls=":")
     ax.set(yscale="log", xlabel="d", ylabel="database size m", title="POINT_d data release")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "release_nstar.png", dpi=130)
     plt.close(fig)
+    return fit
 
 
 @register("beimel2014")
@@ -421,6 +472,7 @@ def run(cfg) -> None:
     out.mkdir(parents=True, exist_ok=True)
     store = RecordStore(out / "records")
     parts = set(cfg.parts)
+    nstar = interval = release = None
     if "point" in parts:
         nstar, bounds = point_sweep(cfg, store), point_bounds(cfg)
         nstar.to_csv(out / "point_nstar.csv", index=False)
@@ -431,9 +483,9 @@ def run(cfg) -> None:
         curves.to_csv(out / "success_curves.csv", index=False)
         plot_curves(out, curves)
     if "interval" in parts:
-        table = interval_sweep(cfg, store)
-        table.to_csv(out / "interval_nstar.csv", index=False)
-        plot_interval(out, table)
+        interval = interval_sweep(cfg, store)
+        interval.to_csv(out / "interval_nstar.csv", index=False)
+        plot_interval(out, interval)
     if "family" in parts:
         family_sweep(cfg, store).to_csv(out / "family_nstar.csv", index=False)
     if "reconstruction" in parts:
@@ -448,7 +500,9 @@ def run(cfg) -> None:
     if "audit" in parts:
         audit_table(cfg).to_csv(out / "audits.csv", index=False)
     if "release" in parts:
-        table, bounds = release_sweep(cfg, store), release_bounds(cfg)
-        table.to_csv(out / "release_nstar.csv", index=False)
+        release, bounds = release_sweep(cfg, store), release_bounds(cfg)
+        release.to_csv(out / "release_nstar.csv", index=False)
         bounds.to_csv(out / "release_bounds.csv", index=False)
-        plot_release(out, table, bounds)
+        pd.DataFrame([plot_release(out, release, bounds)]).to_csv(out / "bound_fits.csv", index=False)
+    if nstar is not None or interval is not None or release is not None:
+        slopes_table(cfg, nstar, interval, release).to_csv(out / "slopes.csv", index=False)

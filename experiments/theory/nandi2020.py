@@ -11,6 +11,10 @@ Sections (each resumable through ``RecordStore`` records under ``<out>/records``
   verdict (spec mode (a)).
 - ``universal``: A_UnvPrivCl's error over both phases (AgPrivCl, then A_SSPP) for several n.
 - ``noise``: average error against the label noise γ at fixed (m, n), next to α + γ and α + 3γ.
+- ``unions``: n* against the VC dimension d = 2K on unions of K intervals, with k = ⌈κ·w⌉ chunks
+  fixed and the chunk size searched (``pcqr_n_vs_d.csv``, ``fig_pcqr_n_vs_d.png``).
+Slopes (``slopes.csv``) carry bootstrap 95% CIs over repeated searches where there are ≥ 5 points
+and ≥ 2 searches per point; ``bound_fits.csv`` states the constants fitted to the O(·) shapes.
 
     python -m experiments.theory.nandi2020 [experiment.key=value ...]   (or experiments.theory experiment=theory_nandi2020)
 """
@@ -23,9 +27,11 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
+from experiments.theory.fits import bound_curve, repeated_nstar, slope_row
 from experiments.theory.runner import register, write_summary
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity, run_trials
 from pubpriv_core.learning import nandi2020 as nb
+from pubpriv_core.learning import nandi2020_unions as nu
 
 
 @dataclass(frozen=True)
@@ -68,20 +74,25 @@ def _start(alg: str, cfg, m: int) -> int:
 
 
 def pcqr_sweep(cfg, out: Path) -> pd.DataFrame:
-    """n*(α, β) for each algorithm and m of ``cfg.ms``; one CSV row each."""
+    """n*(α, β) for each algorithm and m of ``cfg.ms`` (BTT18 also on ``cfg.ms_btt18_extra``, with
+    ``cfg.repeats_btt18`` independent searches); one CSV row each."""
     task = nb.NoisyThreshold(cfg.t_star, cfg.eta)
     store = RecordStore(out / "records")
     rows = []
     for alg, trial_cls in (("agprivcl", AgPrivClTrial), ("btt18", BTT18Trial)):
-        for m in cfg.ms:
+        ms = list(cfg.ms) + (list(cfg.ms_btt18_extra) if alg == "btt18" else [])
+        repeats = cfg.repeats_btt18 if alg == "btt18" else 1
+        for m in ms:
             trial = trial_cls(task, int(m), cfg.eps, cfg.delta, cfg.alpha, cfg.beta, int(cfg.chunk[alg]))
-            res = empirical_sample_complexity(
-                trial, cfg.alpha + task.gamma, cfg.beta, trials=cfg.trials, n_min=_start(alg, cfg, int(m)),
-                rel_tol=cfg.rel_tol, seed=cfg.seed, n_jobs=cfg.n_jobs, store=store,
-                key=f"pcqr/{alg}/m={int(m)}")
-            rows.append({"alg": alg, "m": int(m), "n_star": res.n_star, "evaluations": len(res.evaluations),
-                         **_alg_params(alg, cfg, int(m))})
-            print(f"[nandi2020] {alg} m={m}: n*={res.n_star}", flush=True)
+
+            def search(key, seed, trial=trial, m=m, alg=alg):
+                return empirical_sample_complexity(
+                    trial, cfg.alpha + task.gamma, cfg.beta, trials=cfg.trials, n_min=_start(alg, cfg, int(m)),
+                    rel_tol=cfg.rel_tol, seed=seed, n_jobs=cfg.n_jobs, store=store, key=key).n_star
+            stars = repeated_nstar(search, f"pcqr/{alg}/m={int(m)}", cfg.seed, repeats)
+            rows.append({"alg": alg, "m": int(m), "n_star": stars[0], "n_star_mean": float(np.mean(stars)),
+                         "n_star_repeats": ";".join(map(str, stars)), **_alg_params(alg, cfg, int(m))})
+            print(f"[nandi2020] {alg} m={m}: n*={stars}", flush=True)
     df = add_bounds(pd.DataFrame(rows), cfg)
     df.to_csv(out / "pcqr_n_vs_m.csv", index=False)
     return df
@@ -105,19 +116,33 @@ def fit_slope(m, n) -> float:
     return float(np.polyfit(np.log(m[ok]), np.log(n[ok]), 1)[0]) if ok.sum() >= 2 else float("nan")
 
 
-def slopes(df: pd.DataFrame, alpha: float) -> dict:
-    """Fitted log-log slopes in the regimes of the '≈' forms: [1/α, 1/α³] and [1/α³, ∞)."""
-    lo, hi = 1 / alpha, 1 / alpha ** 3
-    out = {}
+def _trials(column: pd.Series) -> list[np.ndarray]:
+    return [np.array([float(v) for v in str(r).split(";")]) for r in column]
+
+
+def slopes(df: pd.DataFrame, cfg) -> pd.DataFrame:
+    """Log-log slopes in the regimes of the '≈' forms, [1/α, 1/α³] and [1/α³, ∞): with a bootstrap 95% CI
+    over the repeated searches where there are ≥ 5 points and ≥ 2 searches per point; otherwise the
+    plain least-squares slope with no CI (one search per point)."""
+    lo, hi = 1 / cfg.alpha, 1 / cfg.alpha ** 3
+    rng = np.random.default_rng(cfg.seed)
+    rows = []
     for alg, g in df.groupby("alg"):
         g = g.dropna(subset=["n_star"])
-        mid, top = g[(g.m >= lo) & (g.m <= hi)], g[g.m >= hi]
-        out[alg] = {"slope_1/a_to_1/a3": fit_slope(mid.m, mid.n_star),
-                    "slope_above_1/a3": fit_slope(top.m, top.n_star)}
+        for name, part in (("[1/α, 1/α³]", g[(g.m >= lo) & (g.m <= hi)]), ("[1/α³, ∞)", g[g.m >= hi])):
+            trials = _trials(part.n_star_repeats)
+            label = f"{alg}: log n* vs log m on {name}"
+            if len(part) >= 5 and min(len(t) for t in trials) >= 2:
+                rows.append(slope_row(label, part.m, trials, rng) | {"alg": alg})
+            else:
+                rows.append({"fit": label, "slope": fit_slope(part.m, part.n_star), "ci_lo": float("nan"),
+                             "ci_hi": float("nan"), "n_points": len(part), "trials_per_point": 1, "alg": alg})
+    return pd.DataFrame(rows)
+
+
+def ratios(df: pd.DataFrame) -> dict:
     both = df.pivot(index="m", columns="alg", values="n_star").dropna()
-    out["ratio_agprivcl_over_btt18"] = {int(m): float(r) for m, r in
-                                        (both["agprivcl"] / both["btt18"]).items()}
-    return out
+    return {int(m): float(r) for m, r in (both["agprivcl"] / both["btt18"]).items()}
 
 
 def bound_value(bound_id: str, cfg, m: int) -> float:
@@ -139,36 +164,152 @@ def add_bounds(df: pd.DataFrame, cfg) -> pd.DataFrame:
     return df
 
 
-def plot_pcqr(df: pd.DataFrame, cfg, out: Path) -> None:
-    """Figure P1: n* vs m (log-log), regime marks, and each bound shape rescaled to meet its
-    algorithm's measured n* at the first m where the bound applies (constants are unstated)."""
+def plot_pcqr(df: pd.DataFrame, cfg, out: Path) -> list[dict]:
+    """Figure P1: n* vs m (log-log) with the regime marks.  The explicit Thm 3.3 size is drawn as
+    computed; each O(·) shape (Thm 3.3, Lemma 2.4) is drawn with a constant fitted to its algorithm's
+    measured n* where it applies, stated in the legend.  Returns the fits."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = plt.subplots(figsize=(7, 5))
     styles = {"agprivcl": ("C0", "A_AgPrivCl (n = 56n'/ε)"), "btt18": ("C1", "BTT18 A_SubSamp")}
+    fits = []
     for alg, g in df.groupby("alg"):
         g = g.sort_values("m")
-        ax.loglog(g.m, g.n_star, "o-", color=styles[alg][0], label=f"{styles[alg][1]}: measured n*")
+        ax.loglog(g.m, g.n_star_mean, "o-", color=styles[alg][0], label=f"{styles[alg][1]}: measured n*")
         for bound_id, owner in cfg.bounds.items():
             if owner != alg:
                 continue
             ok = g[np.isfinite(g[bound_id]) & g.n_star.notna()]
             if len(ok):
-                scale = ok.n_star.iloc[0] / ok[bound_id].iloc[0]
-                ax.loglog(ok.m, ok[bound_id] * scale, "--", color=styles[alg][0], alpha=0.6,
-                          label=f"{bound_id} shape ×{scale:.3g}")
+                fits.append(bound_curve(ax, ok.m, ok[bound_id], bound_id, ok.n_star_mean, color=styles[alg][0],
+                                        ls=":" if "explicit" in bound_id else "--", alpha=0.7) | {"alg": alg})
     for x, txt in ((1 / cfg.alpha, "1/α"), (1 / cfg.alpha ** 3, "1/α³")):
         ax.axvline(x, color="grey", lw=0.8, ls=":")
         ax.text(x, 0.02, f" m = {txt}", transform=ax.get_xaxis_transform(), fontsize=8)
     ax.set_xlabel("number of classification queries m")
     ax.set_ylabel(f"private sample size n*(α={cfg.alpha}, β={cfg.beta})")
     ax.set_title(f"Nandi–Bassily 2020 PCQR, thresholds, γ={cfg.eta}, ε={cfg.eps}, δ={cfg.delta}", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(out / "fig_pcqr_n_vs_m.png", dpi=130)
     plt.close(fig)
+    return fits
+
+
+# --------------------------------------------------------------------------- VC dimension d = 2K
+@dataclass(frozen=True)
+class UnionTrial:
+    """trial(s, rng) → average error with a fixed number of chunks and chunk size s, on unions of K
+    intervals (A_AgPrivCl at n' = chunks·s, or BTT18 at n = chunks·s)."""
+
+    alg: str
+    K: int
+    chunks: int
+    m: int
+    eps: float
+    delta: float
+    alpha: float
+    beta: float
+    eta: float
+
+    def __call__(self, s: int, rng: np.random.Generator) -> float:
+        task = nu.NoisyUnion.spaced(self.K, self.eta)
+        if self.alg == "agprivcl":
+            params = nb.AgPrivClParams(self.m, self.eps, self.delta, self.alpha, self.beta)
+            return nu.ag_priv_cl_union(task, self.chunks, s, params, rng).expected_error
+        return nu.btt18_union(task, self.chunks, s, self.m, self.eps, self.delta, self.alpha, self.beta,
+                              rng).expected_error
+
+
+def union_chunks(alg: str, cfg) -> int:
+    """k = ⌈κ·w⌉ chunks (w of A_SubSamp at the run's parameters; κ = ``cfg.unions.kappa``)."""
+    c = cfg.unions
+    if alg == "agprivcl":
+        w = nb.AgPrivClParams(c.m, cfg.eps, cfg.delta, cfg.alpha, cfg.beta).subsamp.w
+    else:
+        w = nb.SubSampParams(c.m, nb.btt18_T(c.m, cfg.alpha, cfg.eta, cfg.beta), cfg.eps, cfg.delta, cfg.beta).w
+    return int(np.ceil(c.kappa * w))
+
+
+def union_sweep(cfg, out: Path) -> pd.DataFrame:
+    """n* against the VC dimension d = 2K: the chunk size s* is searched at a fixed number of chunks;
+    n* = 56·k·s*/ε for A_AgPrivCl and k·s* for BTT18."""
+    c = cfg.unions
+    store = RecordStore(out / "records")
+    rows = []
+    for alg, Ks, repeats in (("btt18", c.K_btt18, c.repeats_btt18), ("agprivcl", c.K_agprivcl, 1)):
+        k = union_chunks(alg, cfg)
+        for K in Ks:
+            trial = UnionTrial(alg, int(K), k, int(c.m), cfg.eps, cfg.delta, cfg.alpha, cfg.beta, cfg.eta)
+
+            def search(key, seed, trial=trial):
+                return empirical_sample_complexity(trial, cfg.alpha + cfg.eta, cfg.beta, trials=cfg.trials,
+                                                   n_min=int(c.s_min), n_max=int(c.s_max), rel_tol=cfg.rel_tol,
+                                                   seed=seed, n_jobs=cfg.n_jobs, store=store, key=key).n_star
+            s_stars = repeated_nstar(search, f"unions/{alg}/m={c.m}/kappa={c.kappa}/K={K}", cfg.seed, repeats)
+            scale = 56 * k / cfg.eps if alg == "agprivcl" else k
+            n_stars = [None if s is None else int(np.ceil(scale * s)) for s in s_stars]
+            d = 2 * int(K)
+            rows.append({"alg": alg, "K": int(K), "d": d, "m": int(c.m), "chunks": k,
+                         "s_star_repeats": ";".join(map(str, s_stars)), "n_star": n_stars[0],
+                         "n_star_mean": float(np.mean([n for n in n_stars if n is not None])) if any(n_stars) else np.nan,
+                         "n_star_repeats": ";".join(map(str, n_stars)),
+                         "nandi2020.thm3.3": bound_value_d("nandi2020.thm3.3", cfg, int(c.m), d),
+                         "nandi2020.thm3.3.explicit": bound_value_d("nandi2020.thm3.3.explicit", cfg, int(c.m), d)})
+            print(f"[nandi2020] unions {alg} d={d}: s*={s_stars} n*={n_stars}", flush=True)
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "pcqr_n_vs_d.csv", index=False)
+    return df
+
+
+def bound_value_d(bound_id: str, cfg, m: int, d: int) -> float:
+    from pubpriv_core.bounds import evaluate, get_bound
+
+    given = {"d": d, "m": m, "alpha": cfg.alpha, "beta": cfg.beta, "eps": cfg.eps, "delta": cfg.delta}
+    return evaluate(bound_id, **{k: v for k, v in given.items() if k in get_bound(bound_id).params}).value
+
+
+def union_slopes(df: pd.DataFrame, cfg) -> pd.DataFrame:
+    rng = np.random.default_rng(cfg.seed)
+    rows = []
+    for alg, g in df.groupby("alg"):
+        g = g.dropna(subset=["n_star"])
+        trials = _trials(g.n_star_repeats)
+        label = f"{alg}: log n* vs log d"
+        if len(g) >= 5 and min(len(t) for t in trials) >= 2:
+            rows.append(slope_row(label, g.d, trials, rng) | {"alg": alg})
+        else:
+            rows.append({"fit": label, "slope": fit_slope(g.d, g.n_star), "ci_lo": float("nan"), "ci_hi": float("nan"),
+                         "n_points": len(g), "trials_per_point": 1, "alg": alg})
+    return pd.DataFrame(rows)
+
+
+def plot_unions(df: pd.DataFrame, cfg, out: Path) -> list[dict]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.6, 4.6))
+    styles = {"agprivcl": ("C0", "A_AgPrivCl (n = 56n'/ε)"), "btt18": ("C1", "BTT18 A_SubSamp")}
+    fits = []
+    for alg, g in df.groupby("alg"):
+        g = g.dropna(subset=["n_star"]).sort_values("d")
+        ax.loglog(g.d, g.n_star_mean, "o-", color=styles[alg][0], label=f"{styles[alg][1]}: measured n*")
+        if alg == "agprivcl" and len(g):
+            fits.append(bound_curve(ax, g.d, g["nandi2020.thm3.3"], "nandi2020.thm3.3", g.n_star_mean,
+                                    color="C0", ls="--", alpha=0.7) | {"alg": alg, "sweep": "d"})
+            fits.append(bound_curve(ax, g.d, g["nandi2020.thm3.3.explicit"], "nandi2020.thm3.3.explicit",
+                                    color="C0", ls=":", alpha=0.7) | {"alg": alg, "sweep": "d"})
+    ax.set_xlabel("VC dimension d = 2K (unions of K intervals)")
+    ax.set_ylabel(f"private sample size n*(α={cfg.alpha}, β={cfg.beta})")
+    ax.set_title(f"PCQR against d, m = {cfg.unions.m}, k = ⌈{cfg.unions.kappa}·w⌉ chunks, γ={cfg.eta}", fontsize=9)
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(out / "fig_pcqr_n_vs_d.png", dpi=130)
+    plt.close(fig)
+    return fits
 
 
 def literal_table(cfg, out: Path) -> pd.DataFrame:
@@ -244,8 +385,17 @@ def run(cfg: DictConfig) -> None:
     out.mkdir(parents=True, exist_ok=True)
     literal_table(cfg, out)
     df = pcqr_sweep(cfg, out)
-    summary = {"slopes": slopes(df, cfg.alpha)}
-    plot_pcqr(df, cfg, out)
+    table = slopes(df, cfg)
+    fits = [f | {"sweep": "m"} for f in plot_pcqr(df, cfg, out)]
+    summary = {"ratio_agprivcl_over_btt18": ratios(df)}
+    if cfg.unions.enabled:
+        ud = union_sweep(cfg, out)
+        table = pd.concat([table, union_slopes(ud, cfg)], ignore_index=True)
+        fits += plot_unions(ud, cfg, out)
+    table.to_csv(out / "slopes.csv", index=False)
+    pd.DataFrame(fits).to_csv(out / "bound_fits.csv", index=False)
+    summary["slopes"] = table.to_dict(orient="records")
+    summary["bound_fits"] = fits
     if cfg.noise.enabled:
         summary["noise"] = noise_table(cfg, out).to_dict(orient="records")
     if cfg.universal.enabled:

@@ -1,0 +1,44 @@
+"""Repeated searches, slopes with bootstrap CIs, and bound curves drawn honestly.
+
+* :func:`repeated_nstar` — n* of one setting measured by ``repeats`` independent searches (seed
+  ``seed + r``); these are the trials that :func:`pubpriv_core.learning.slopes.bootstrap_slope`
+  resamples.  Repeat 0 keeps the record key of a single search, so existing records are reused.
+* :func:`slope_row` — a bootstrap slope as one CSV row.
+* :func:`bound_curve` — an explicit bound is drawn as it is; an O(·) shape is drawn as c·shape with
+  c fitted to the measurements it is compared with (``fit_constant``) and c stated in the legend.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pubpriv_core.bounds import get_bound
+from pubpriv_core.learning.slopes import bootstrap_slope, fit_constant
+
+
+def repeated_nstar(search, key: str, seed: int, repeats: int) -> list:
+    """[search(key_r, seed + r) for r < repeats]; key_0 = key, key_r = f"{key}/rep={r}"."""
+    return [search(key if r == 0 else f"{key}/rep={r}", seed + r) for r in range(int(repeats))]
+
+
+def slope_row(name: str, x, y_trials, rng: np.random.Generator, **kwargs) -> dict:
+    """One row: the slope of (log) mean y on (log) x with its 95% bootstrap CI over the trials."""
+    fit = bootstrap_slope(np.asarray(x, float), [np.asarray(t, float) for t in y_trials], rng=rng, **kwargs)
+    return {"fit": name, "slope": fit.slope, "ci_lo": fit.lo, "ci_hi": fit.hi, "intercept": fit.intercept,
+            "n_points": fit.n_points, "trials_per_point": fit.n_trials,
+            "log_x": kwargs.get("log_x", True), "log_y": kwargs.get("log_y", True)}
+
+
+def bound_curve(ax, x, values, bound_id: str, measured=None, **style) -> dict:
+    """Draw a registered bound: explicit as computed; an O(·) shape as c·shape with c fitted to
+    ``measured`` (same x; NaN entries dropped).  Returns {bound, explicit, c, log_rmse}."""
+    x, values = np.asarray(x, float), np.asarray(values, float)
+    explicit = bool(get_bound(bound_id).explicit)
+    if explicit:
+        ax.plot(x, values, label=f"{bound_id} (explicit)", **style)
+        return {"bound": bound_id, "explicit": True, "c": 1.0, "log_rmse": float("nan")}
+    measured = np.asarray(measured, float)
+    ok = np.isfinite(measured) & (measured > 0) & np.isfinite(values) & (values > 0)
+    fit = fit_constant(values[ok], measured[ok])
+    ax.plot(x, fit.c * values, label=f"{bound_id}: O(·) shape × fitted c = {fit.c:.3g} (log-RMSE {fit.log_rmse:.2g})",
+            **style)
+    return {"bound": bound_id, "explicit": False, "c": fit.c, "log_rmse": fit.log_rmse}
