@@ -54,7 +54,7 @@ class AIMOptions:
     max_model_size: float = 80.0    # MAX-SIZE, MB of junction-tree tables
     iters: int = 1000               # Private-PGM mirror-descent iterations per round
     final_iters: int = 1000         # iterations of the final fit
-    public_init: bool = False       # pre-train on the public proxies of the workload marginals
+    public_init: bool = False       # pre-train on public proxies (``public_cliques``)
     public_stddev: float = 1.0      # loss weight (stddev) of a public proxy
     public_cliques: str = "workload"  # proxies: the workload marginals, or a public "tree"
 
