@@ -74,20 +74,27 @@ def test_changes_of_rows_match_recomputation(seed):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("path", ["id table", "cells from codes", "super-marginals"])
-def test_answerer_adds_changes_in_place_on_every_path(seed, path, monkeypatch):
-    """add_changes on y equals y + the row-ordered bincount of the change (bitwise, one table
-    per marginal; to 1e-12 with super-marginals), own numbering or global, 0 to all rows."""
+def test_answerer_answers_and_adds_changes_on_every_path(seed, path, monkeypatch):
+    """answer(w) equals the row-ordered bincount and add_changes on y equals y + the bincount of
+    the change (bitwise with one table per marginal; to 1e-12 with super-marginals), own
+    numbering or global, 0 to all rows."""
     from pubpriv_core.queries import engine
     if path != "id table":
         monkeypatch.setattr(engine, "ID_TABLE_MAX_ENTRIES", 0)
     if path == "super-marginals":
         monkeypatch.setattr(plan_module, "GROUPING_MIN_PAIRS", 1)
-    workload, records, _ = random_case(seed)
+    workload, records, weights = random_case(seed)
     rng = np.random.default_rng(200 + seed)
+    table = cell_table_answers(workload, records, weights)
     for present_only in (False, True):
         answerer = SupportAnswerer(workload, records, present_only=present_only)
         assert (answerer._ids is not None) == (path == "id table")
         assert (answerer._position is not None) == (path == "cells from codes")
+        answers = answerer.expand(answerer.answer(weights))
+        if path == "super-marginals":
+            np.testing.assert_allclose(answers, table, rtol=0, atol=1e-12)
+        else:
+            np.testing.assert_array_equal(answers, table)
         for size in (0, 1, 2, len(records) // 2, len(records)):
             rows = np.sort(rng.choice(len(records), size=size, replace=False))
             values = rng.normal(size=size)

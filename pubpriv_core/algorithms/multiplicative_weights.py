@@ -229,24 +229,22 @@ def measure(true_value: float, eps0: float, n: int, options: MWOptions,
     else:
         budget.charge(privacy.pure_dp_zcdp(eps0), "measure")
         noisy = privacy.laplace_mechanism(true_value, scale, rng)
-    return float(np.clip(noisy, 0.0, 1.0))
+    return min(max(float(noisy), 0.0), 1.0)
 
 
-def replay(state: MWState, history: list[tuple[int, float]], new: tuple[int | None, float],
-           rng: np.random.Generator) -> int:
+def replay(state: MWState, queries: np.ndarray, measured: np.ndarray,
+           new: tuple[int | None, float], rng: np.random.Generator) -> int:
     """Liu et al. §5.3: after measuring, re-apply past measurements with c_i ≥ c_t/2.
 
     c_i = |q_i(A) − a_i| on the current A for every measured (q_i, a_i), i ≤ t, and c_t is the
     new query's. The new query is applied first, then the past ones with c_i ≥ c_t/2 in uniformly
-    random order. ``history`` holds the past measurements of present queries as (own index, a);
-    ``new`` = (own index or None for a query absent from X̂, a). An absent query answers 0 on X̂,
+    random order. ``queries`` and ``measured`` hold the past measurements of present queries
+    (own index, a); ``new`` = (own index or None for a query absent from X̂, a). An absent query answers 0 on X̂,
     so its c is a and its update changes nothing. Uses only released measurements: no privacy
     cost. Returns the number of updates made.
     """
     own, measured_new = new
     threshold = abs((0.0 if own is None else state.answer(own)) - measured_new) / 2.0
-    queries = np.fromiter((q for q, _ in history), dtype=np.int64, count=len(history))
-    measured = np.fromiter((a for _, a in history), dtype=float, count=len(history))
     again = rng.permutation(np.flatnonzero(np.abs(state.answers_at(queries) - measured)
                                            >= threshold))
     if own is not None:
@@ -279,7 +277,8 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
     eps0 = privacy.per_step_eps(budget.remaining, T, mechanisms_per_round=2)
     state = MWState(answerer, init_weights)
     average = np.zeros_like(state.u)
-    history: list[tuple[int, float]] = []      # (own index, measurement) of present queries
+    # (own index, measurement) of the present queries measured so far
+    history_queries, history_measured, known = np.empty(T, dtype=np.int64), np.empty(T), 0
     selected, measured = [], []
     times, updates = np.empty(T), np.zeros(T, dtype=np.int64)
     for t in range(T):
@@ -291,11 +290,13 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
         selected.append(q)
         measured.append(a)
         if options.replay:
-            updates[t] = replay(state, history, (own, a), rng)
+            updates[t] = replay(state, history_queries[:known], history_measured[:known],
+                                (own, a), rng)
         elif own is not None:     # an absent query cannot change A on X̂
             updates[t] = state.update_many(np.array([own]), np.array([a]))
         if own is not None:
-            history.append((own, a))
+            history_queries[known], history_measured[known] = own, a
+            known += 1
         times[t] = time.perf_counter() - start
     average /= T
     return {"weights": average, "answers": answerer.expand(answerer.answer(average)),

@@ -183,6 +183,17 @@ def add_rows_in_place(codes, rows, values, plan, offsets, position, y):
 
 
 @nb.njit(nogil=True, cache=True)
+def add_weights_by_ids(ids, weights, out):
+    """out[q] += Σ_x weights[x] over the support rows x with q among ids[x] (the (|X̂|, W) query
+    ids of every row), rows in increasing order: into a zeroed ``out``, the same floating-point
+    sums as the per-table kernels with one table per marginal. Reads the ids once, in order."""
+    for x in range(weights.size):
+        value = weights[x]
+        for q in ids[x]:
+            out[q] += value
+
+
+@nb.njit(nogil=True, cache=True)
 def add_rows_by_ids(ids, rows, values, y):
     """y[q] += Σ values[i] over the rows x = rows[i] with q among ids[x] (the (|X̂|, W) query ids
     of every support row), in place; per query summed from 0 in the order of ``rows``, then
