@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
-from pubpriv_core.algorithms.best_mixture import (best_mixture_exact, best_mixture_lp,
-                                                  best_mixture_mw)
-from pubpriv_core.algorithms.mixture_lp import TOL
+from pubpriv_core.algorithms.best_mixture import (_split, best_mixture_exact, best_mixture_lp,
+                                                  best_mixture_mw, present_incidence)
+from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, constraint_generation,
+                                                plain_lp)
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.queries import MarginalWorkload
 
@@ -79,3 +80,56 @@ def test_release_records_the_certificate():
     assert release.errors(p.true_answers)["max_error"] == pytest.approx(trace["lp_value"],
                                                                       abs=1e-12)
     assert trace["lp_active_cells"] >= 1 and trace["lp_rounds"] >= 1
+
+
+@pytest.mark.parametrize("per_group", [1, 3, 1000])
+def test_any_spread_over_marginals_reaches_the_plain_lp(per_group):
+    p = problem(10, 120, k=3, size=None)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    matrix = present_incidence(p.public_answerer)
+    plain, _ = best_mixture_lp(p.public_answerer, p.true_answers)
+    solution = constraint_generation(matrix, p.true_answers[present], floor, p.public_weights,
+                                     60.0, groups=p.workload.marginal_of(present),
+                                     per_group=per_group)
+    assert solution.value == pytest.approx(plain, abs=1e-8)
+    assert solution.lower <= solution.value <= solution.lower + TOL
+
+
+def test_the_level_rises_above_the_floor_when_the_cells_cannot_all_be_met():
+    # a floor of 0 with a support that misses the private data: f > c, so the restricted
+    # level LP must raise τ and the nearest-μ model is re-solved at the new level
+    p = problem(11, 50, k=2, size=None, skew=4.0)
+    present, _ = _split(p.public_answerer, p.true_answers)
+    matrix = present_incidence(p.public_answerer)
+    target = p.true_answers[present]
+    direct = plain_lp(matrix, target, 0.0, 60.0)
+    solution = constraint_generation(matrix, target, 0.0, p.public_weights, 60.0,
+                                     groups=p.workload.marginal_of(present))
+    assert solution.lower > 0.0
+    assert solution.value == pytest.approx(direct.value, abs=1e-8)
+
+
+def test_an_optimal_anchor_needs_no_round():
+    p = problem(12, 200)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    matrix = present_incidence(p.public_answerer)
+    best = exact(p)
+    again = constraint_generation(matrix, p.true_answers[present], floor, best.weights, 60.0)
+    assert again.rounds == 0 and again.value <= best.lower + TOL
+
+
+def test_incidence_has_one_cell_per_marginal_in_every_column():
+    p = problem(13, 300)
+    matrix = present_incidence(p.public_answerer).toarray()
+    assert (matrix.sum(axis=0) == p.workload.num_marginals).all()
+    for q in (0, matrix.shape[0] // 2, matrix.shape[0] - 1):
+        rows = p.public_answerer.rows_of(q)
+        assert np.array_equal(np.flatnonzero(matrix[q]), rows)
+
+
+def test_time_limit_is_reported_as_its_own_error():
+    p = problem(14, 400, size=None)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    with pytest.raises(LPTimeLimitError, match="not solved within"):
+        constraint_generation(present_incidence(p.public_answerer), p.true_answers[present],
+                              floor, p.public_weights, 1e-9)

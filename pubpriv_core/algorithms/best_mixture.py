@@ -5,7 +5,7 @@
 is the smallest max error any reweighting of X̂ can reach, hence a floor for PMW^Pub. Routes:
 
 * ``lp``: the exact linear program  min t  s.t.  −t ≤ q(D̃) − Σ_x μ_x q(x) ≤ t,  μ ≥ 0,  Σμ = 1,
-  solved by HiGHS (scipy) by constraint generation (:mod:`~pubpriv_core.algorithms.mixture_lp`),
+  solved by HiGHS by constraint generation (:mod:`~pubpriv_core.algorithms.mixture_lp`),
   certified to 1e-9; :func:`best_mixture_lp` solves it in one piece (small problems). Cells no
   support row satisfies have Σ_x μ_x q(x) = 0, so they only give the constant floor
   t ≥ max q(D̃) over them and are not rows of the LP.
@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
@@ -43,18 +44,30 @@ def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
     if nonzeros > max_nonzeros:
         raise ValueError(f"the best-mixture LP would have {nonzeros} non-zeros (> {max_nonzeros});"
                          " use best_mixture_exact (constraint generation) or method=mw")
-    matrix = answerer.incidence(np.arange(answerer.num_queries))
-    solution = plain_lp(matrix, true_answers[present], floor, time_limit)
+    solution = plain_lp(present_incidence(answerer), true_answers[present], floor, time_limit)
     return solution.value, solution.weights
 
 
 def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
                        anchor: np.ndarray,
                        time_limit: float = DEFAULT_LP_TIME_LIMIT) -> MixtureSolution:
-    """Exact f(X̂) by constraint generation from ``anchor`` (the public distribution A_0)."""
+    """Exact f(X̂) by constraint generation from ``anchor`` (the public distribution A_0); the
+    cells joining per round are spread over the marginals."""
     present, floor = _split(answerer, true_answers)
-    matrix = answerer.incidence(np.arange(answerer.num_queries))
-    return constraint_generation(matrix, true_answers[present], floor, anchor, time_limit)
+    return constraint_generation(present_incidence(answerer), true_answers[present], floor,
+                                 anchor, time_limit, groups=answerer.workload.marginal_of(present))
+
+
+def present_incidence(answerer: SupportAnswerer) -> sp.csr_matrix:
+    """0/1 matrix [q(x)] over the answerer's queries × support rows. Each support row lies in
+    exactly one cell of each marginal, so the matrix is built column by column (W non-zeros per
+    row of X̂, |X̂|·W in all; no dense |Q|×|X̂| table)."""
+    ids = answerer.cell_ids(np.arange(answerer.size))
+    width = ids.shape[1]
+    indptr = np.arange(0, ids.size + 1, width, dtype=np.int64)
+    matrix = sp.csc_matrix((np.ones(ids.size), ids.ravel(), indptr),
+                           shape=(answerer.num_queries, answerer.size))
+    return matrix.tocsr()
 
 
 def _split(answerer: SupportAnswerer, true_answers: np.ndarray) -> tuple[np.ndarray, float]:

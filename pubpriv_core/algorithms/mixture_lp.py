@@ -7,24 +7,29 @@ where M is the 0/1 incidence of the *present* cells (some support row satisfies 
 c = max q(D̃) over the absent cells, whose answer is 0 on every μ, so their constraints are the
 constant floor t ≥ c. Two solvers:
 
-* :func:`plain_lp` — every present cell is a row (2·|P| rows), one HiGHS solve;
+* :func:`plain_lp` — every present cell is a row (2·|P| rows), one HiGHS solve (scipy);
 * :func:`constraint_generation` — most rows are slack at the optimum. Keep a working set S of
-  cells (first: those worst answered by the anchor, the public distribution) and a level τ, a
-  lower bound on f (first: c). Each round finds the μ closest in ℓ1 to the anchor with
-  |a_q − (Mμ)_q| ≤ τ on S; if there is none, τ rises to max(c, value of the LP restricted to S),
-  a relaxation of f, and the search is repeated. While some cell outside S is answered worse
-  than τ + ``TOL``, the cells answered worse than (1 − ``MARGIN``)·τ join S (most violated
-  first, at most ``batch`` per round; the margin saves rounds); when there are none, μ is
-  within ``TOL`` = 1e-9 of optimal:
+  cells and a level τ, a lower bound on f (first: c). Each round finds the μ closest in ℓ1 to the
+  anchor (the public distribution) with |a_q − (Mμ)_q| ≤ τ on S; if there is none, τ rises to
+  max(c, value of the LP restricted to S), a relaxation of f, and the search is repeated. While
+  some cell outside S is answered worse than τ + ``TOL``, the cells answered worse than
+  (1 − ``MARGIN``)·τ join S — per marginal the ``per_group`` most violated (the margin and the
+  spread over marginals save rounds); the first S is chosen by the same rule from the anchor's
+  errors. When no cell outside S is violated, μ is within ``TOL`` = 1e-9 of optimal:
   ``lower`` = τ ≤ f ≤ ``value`` = max error of μ ≤ τ + TOL. Staying close to the anchor keeps μ
   dense, so the cells outside S stay answered about as well as by the public data (an LP vertex
   restricted to S is sparse and answers them badly).
+
+  Both restricted LPs live in HiGHS models (``highspy``) that grow by rows: after the first
+  solve each round restarts the dual simplex from the previous optimal basis (added rows and a
+  raised τ keep it dual feasible), so a round costs the pivots its new cells need.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
+import highspy
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
@@ -33,8 +38,14 @@ from scipy.optimize import linprog
 TOL = 1e-9
 #: cells answered worse than (1 − MARGIN)·τ join the working set with the violated ones.
 MARGIN = 0.5
+#: cells per marginal (group) that join the working set in one round, most violated first.
+PER_GROUP = 5
 #: HiGHS primal/dual feasibility tolerance, below TOL so the certificate is not solver noise.
 _HIGHS_TOL = 1e-10
+_INF = highspy.kHighsInf
+#: model states a restricted LP may end in (the ℓ1 model's μ is bounded, so no unboundedness).
+_SOLVED = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible,
+           highspy.HighsModelStatus.kUnboundedOrInfeasible)
 
 
 class LPTimeLimitError(ValueError):
@@ -65,8 +76,11 @@ def solve_on_cells(matrix: sp.csr_matrix, target: np.ndarray, floor: float,
     cost = np.append(np.zeros(size), 1.0)
     bounds = [(0, None)] * size + [(floor, None)]
     res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0], bounds=bounds,
-                  method="highs", options=_options(time_limit))
-    _check(res, time_limit)
+                  method="highs", options=_scipy_options(time_limit))
+    if res.status == 1:
+        raise _time_limit_error(time_limit)
+    if res.status != 0:
+        raise RuntimeError(f"best-mixture LP failed: {res.message}")
     mu = np.clip(res.x[:size], 0.0, None)
     return float(res.x[-1]), mu / mu.sum()
 
@@ -80,71 +94,157 @@ def plain_lp(matrix: sp.csr_matrix, target: np.ndarray, floor: float,
 
 
 def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: float,
-                          anchor: np.ndarray, time_limit: float, initial: int = 256,
-                          batch: int = 1000) -> MixtureSolution:
-    """f by constraint generation (module docstring), starting from the ``initial`` cells worst
-    answered by ``anchor`` and adding up to ``batch`` most violated cells per round."""
+                          anchor: np.ndarray, time_limit: float,
+                          groups: np.ndarray | None = None,
+                          per_group: int = PER_GROUP) -> MixtureSolution:
+    """f by constraint generation (module docstring) from ``anchor``; ``groups`` gives each
+    cell's marginal (None: one group), of which ``per_group`` cells join per round."""
     start = time.perf_counter()
-    cells = np.argsort(-np.abs(matrix @ anchor - target), kind="stable")[:initial]
-    level, rounds = floor, 0
+    matrix = sp.csr_matrix(matrix)
+    groups = np.zeros(matrix.shape[0], dtype=np.int64) if groups is None else np.asarray(groups)
+    anchor = np.asarray(anchor, dtype=float) / np.sum(anchor)
+    nearest = _NearestModel(matrix, target, anchor)
+    level_model = None
+    working = np.zeros(matrix.shape[0], dtype=bool)
+    level, rounds, mu = floor, 0, anchor
     while True:
-        left = _time_left(start, time_limit)
-        mu = nearest_within(matrix[cells], target[cells], anchor, level + TOL / 2, left)
+        excess = np.abs(matrix @ mu - target) - level
+        excess[working] = -np.inf
+        if not (excess > TOL).any():
+            return _solution(matrix, target, floor, level, mu, rounds, int(working.sum()), start)
+        cells = _joining(excess, level, groups, per_group)
+        working[cells] = True
+        nearest.add(cells)
+        mu = nearest.solve(level + TOL / 2, _time_left(start, time_limit))
         if mu is None:
-            restricted, _ = solve_on_cells(matrix[cells], target[cells], 0.0, left)
-            level = max(level, restricted)
-            mu = nearest_within(matrix[cells], target[cells], anchor, level + TOL / 2,
-                                _time_left(start, time_limit))
+            level_model = level_model or _LevelModel(matrix, target, floor)
+            level = max(level, level_model.solve(np.flatnonzero(working),
+                                                 _time_left(start, time_limit)))
+            mu = nearest.solve(level + TOL / 2, _time_left(start, time_limit))
             if mu is None:
                 raise RuntimeError("best-mixture LP: no μ within the restricted optimum; "
                                    "HiGHS tolerances too loose for this problem")
         rounds += 1
-        excess = np.abs(matrix @ mu - target) - level
-        excess[cells] = -np.inf
-        if not (excess > TOL).any():
-            return _solution(matrix, target, floor, level, mu, rounds, cells.size, start)
-        new = np.flatnonzero(excess > -MARGIN * level)
-        cells = np.concatenate([cells, new[np.argsort(-excess[new], kind="stable")[:batch]]])
 
 
-def nearest_within(matrix: sp.csr_matrix, target: np.ndarray, anchor: np.ndarray, level: float,
-                   time_limit: float) -> np.ndarray | None:
-    """argmin ‖μ − anchor‖₁ over μ ∈ simplex with |target − matrix·μ| ≤ level (None: infeasible).
-
-    μ = anchor + p − m with p ≥ 0, 0 ≤ m ≤ anchor, Σp = Σm; minimise Σp + Σm."""
-    size = matrix.shape[1]
-    a_ub = sp.vstack([sp.hstack([matrix, -matrix]), sp.hstack([-matrix, matrix])]).tocsc()
-    base = matrix @ anchor
-    b_ub = np.concatenate([level + target - base, level - target + base])
-    a_eq = sp.csr_matrix(np.concatenate([np.ones(size), -np.ones(size)])[None, :])
-    bounds = [(0, None)] * size + [(0, float(w)) for w in anchor]
-    res = linprog(np.ones(2 * size), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[0.0], bounds=bounds,
-                  method="highs", options=_options(time_limit))
-    if res.status == 2:
-        return None
-    _check(res, time_limit)
-    mu = np.clip(anchor + res.x[:size] - res.x[size:], 0.0, None)
-    return mu / mu.sum()
+def _joining(excess: np.ndarray, level: float, groups: np.ndarray, per_group: int) -> np.ndarray:
+    """Cells with excess above −MARGIN·τ, the ``per_group`` largest of each group."""
+    candidates = np.flatnonzero(excess > -MARGIN * level)
+    order = np.lexsort((-excess[candidates], groups[candidates]))
+    cells, members = candidates[order], groups[candidates[order]]
+    first = np.flatnonzero(np.r_[True, members[1:] != members[:-1]])
+    rank = np.arange(cells.size) - np.repeat(first, np.diff(np.r_[first, cells.size]))
+    return cells[rank < per_group]
 
 
-def _options(time_limit: float) -> dict:
+class _NearestModel:
+    """argmin ‖μ − anchor‖₁ over μ ∈ simplex with |a_q − (Mμ)_q| ≤ level on the added cells.
+
+    μ = anchor + p − m with p ≥ 0, 0 ≤ m ≤ anchor, Σp = Σm; minimise Σp + Σm. One ranged row
+    a_q − (M·anchor)_q − level ≤ (M(p − m))_q ≤ a_q − (M·anchor)_q + level per cell."""
+
+    def __init__(self, matrix: sp.csr_matrix, target: np.ndarray, anchor: np.ndarray):
+        self.matrix, self.anchor = matrix, anchor
+        self.residual = target - matrix @ anchor
+        self.cells = np.zeros(0, dtype=np.int64)
+        self.level = np.inf
+        size = matrix.shape[1]
+        self.highs = _highs()
+        self.highs.addVars(2 * size, np.zeros(2 * size), np.r_[np.full(size, _INF), anchor])
+        self.highs.changeColsCost(2 * size, np.arange(2 * size, dtype=np.int32),
+                                  np.ones(2 * size))
+        self.highs.addRow(0.0, 0.0, 2 * size, np.arange(2 * size, dtype=np.int32),
+                          np.r_[np.ones(size), -np.ones(size)])
+
+    def add(self, cells: np.ndarray) -> None:
+        rows = self.matrix[cells]
+        residual = self.residual[cells]
+        _add_rows(self.highs, sp.hstack([rows, -rows]).tocsr(), residual - self.level,
+                  residual + self.level)
+        self.cells = np.concatenate([self.cells, cells])
+
+    def solve(self, level: float, time_limit: float) -> np.ndarray | None:
+        """The nearest μ at ``level`` (None: infeasible)."""
+        if level != self.level:
+            self.level = level
+            rows = np.arange(1, self.cells.size + 1, dtype=np.int32)
+            residual = self.residual[self.cells]
+            self.highs.changeRowsBounds(rows.size, rows, residual - level, residual + level)
+        status = _run(self.highs, time_limit)
+        if status != highspy.HighsModelStatus.kOptimal:
+            return None
+        size = self.anchor.size
+        x = np.asarray(self.highs.getSolution().col_value)
+        mu = np.clip(self.anchor + x[:size] - x[size:], 0.0, None)
+        return mu / mu.sum()
+
+
+class _LevelModel:
+    """min t s.t. |a_q − (Mμ)_q| ≤ t on the added cells, t ≥ c, μ ∈ simplex (two rows a cell)."""
+
+    def __init__(self, matrix: sp.csr_matrix, target: np.ndarray, floor: float):
+        self.matrix, self.target = matrix, target
+        self.known = np.zeros(matrix.shape[0], dtype=bool)
+        size = matrix.shape[1]
+        self.highs = _highs()
+        self.highs.addVars(size, np.zeros(size), np.full(size, _INF))
+        self.highs.addVar(floor, _INF)
+        self.highs.changeColCost(size, 1.0)
+        self.highs.addRow(1.0, 1.0, size, np.arange(size, dtype=np.int32), np.ones(size))
+
+    def solve(self, cells: np.ndarray, time_limit: float) -> float:
+        """The restricted optimum over ``cells`` (rows not yet in the model are added)."""
+        new = cells[~self.known[cells]]
+        self.known[new] = True
+        rows, target = self.matrix[new], self.target[new]
+        ones = sp.csr_matrix(np.ones((new.size, 1)))
+        _add_rows(self.highs, sp.hstack([rows, ones]).tocsr(), target, np.full(new.size, _INF))
+        _add_rows(self.highs, sp.hstack([rows, -ones]).tocsr(), np.full(new.size, -_INF), target)
+        if _run(self.highs, time_limit) != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError("best-mixture LP: the restricted level LP was not solved")
+        return float(self.highs.getInfo().objective_function_value)
+
+
+def _highs() -> highspy.Highs:
+    highs = highspy.Highs()
+    highs.silent()
+    highs.setOptionValue("primal_feasibility_tolerance", _HIGHS_TOL)
+    highs.setOptionValue("dual_feasibility_tolerance", _HIGHS_TOL)
+    highs.setOptionValue("simplex_strategy", 1)     # dual simplex: rows are added between solves
+    return highs
+
+
+def _add_rows(highs: highspy.Highs, rows: sp.csr_matrix, lower: np.ndarray,
+              upper: np.ndarray) -> None:
+    highs.addRows(rows.shape[0], lower, upper, rows.nnz, rows.indptr[:-1].astype(np.int32),
+                  rows.indices.astype(np.int32), rows.data.astype(float))
+
+
+def _run(highs: highspy.Highs, time_limit: float) -> highspy.HighsModelStatus:
+    highs.setOptionValue("time_limit", float(time_limit))
+    highs.run()
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kTimeLimit:
+        raise _time_limit_error(time_limit)
+    if status not in _SOLVED:
+        raise RuntimeError(f"best-mixture LP failed: {highs.modelStatusToString(status)}")
+    return status
+
+
+def _scipy_options(time_limit: float) -> dict:
     return {"time_limit": float(time_limit), "primal_feasibility_tolerance": _HIGHS_TOL,
             "dual_feasibility_tolerance": _HIGHS_TOL}
 
 
-def _check(res, time_limit: float) -> None:
-    if res.status == 1:
-        raise LPTimeLimitError(f"best-mixture LP not solved within {time_limit:g} s; "
-                               "use method=mw or raise lp_time_limit")
-    if res.status != 0:
-        raise RuntimeError(f"best-mixture LP failed: {res.message}")
+def _time_limit_error(time_limit: float) -> LPTimeLimitError:
+    return LPTimeLimitError(f"best-mixture LP not solved within {time_limit:g} s; "
+                            "use method=mw or raise lp_time_limit")
 
 
 def _time_left(start: float, time_limit: float) -> float:
     left = time_limit - (time.perf_counter() - start)
     if left <= 0:
-        raise LPTimeLimitError(f"best-mixture constraint generation not done within "
-                               f"{time_limit:g} s; use method=mw or raise lp_time_limit")
+        raise _time_limit_error(time_limit)
     return left
 
 
