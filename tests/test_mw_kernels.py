@@ -1,4 +1,4 @@
-"""The compiled MW steps against the numpy expressions they replace: same bits."""
+"""The compiled MW and selection steps against the numpy expressions they replace: same bits."""
 import math
 
 import numpy as np
@@ -83,3 +83,20 @@ def test_pilot_cut_matches_numpy(seed):
     best = float(scores.max())
     assert noisy_max._pilot_cut(scores, pilot, best, scale, cap) == \
         numpy_cut(scores, pilot, best, scale, cap)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_tail_indices_and_best_group_match_numpy(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    head = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+    ranks = np.sort(rng.choice(n - head.size + 1, size=min(20, n - head.size + 1),
+                               replace=False))[:max(0, n - head.size)]
+    np.testing.assert_array_equal(
+        noisy_max._tail_indices(head, ranks),
+        ranks + np.searchsorted(head - np.arange(head.size), ranks, side="right"))
+    values, noise = rng.random(int(rng.integers(1, 60))), rng.standard_exponential(60)
+    noise = noise[:values.size]
+    expected = 7.5 * (values - 0.9) + noise
+    g, top = noisy_max._best_group(values, 0.9, 7.5, noise)
+    assert (g, top) == (int(np.argmax(expected)), expected.max())

@@ -139,8 +139,20 @@ def tail_survivors(head: np.ndarray, n_candidates: int, survival: float,
     n_tail = n_candidates - head.size
     if n_tail == 0:
         return np.empty(0, dtype=np.intp)
-    ranks = bernoulli_ranks(n_tail, survival, rng)
-    return ranks + np.searchsorted(head - np.arange(head.size), ranks, side="right")
+    return _tail_indices(head, bernoulli_ranks(n_tail, survival, rng))
+
+
+@nb.njit(nogil=True, cache=True)
+def _tail_indices(head, ranks):
+    """r + #{i : head_i − i ≤ r} for each ascending tail rank r, by one merge of the two lists
+    (``ranks + searchsorted(head − arange, ranks, "right")``)."""
+    out = np.empty(ranks.size, dtype=np.int64)
+    preceding = 0
+    for i in range(ranks.size):
+        while preceding < head.size and head[preceding] - preceding <= ranks[i]:
+            preceding += 1
+        out[i] = ranks[i] + preceding
+    return out
 
 
 def noisy_argmax(scores: np.ndarray, best: float, scale: float, law: NoiseLaw,
@@ -202,12 +214,23 @@ def _tie_winner(winner: int, value: float, ties: Ties, scale: float, best: float
     tie_values, counts = _check_ties(ties)
     if counts.size == 0:
         return winner
-    group_values = scale * (tie_values - best) + law.group_max(rng, counts.astype(float))
-    g = int(np.argmax(group_values))
-    if group_values[g] <= value:
+    g, group_value = _best_group(tie_values, best, scale,
+                                 law.group_max(rng, counts.astype(float)))
+    if group_value <= value:
         return winner
     offset = n + int(counts[:g].sum())
     return offset + int(rng.integers(counts[g]))
+
+
+@nb.njit(nogil=True, cache=True)
+def _best_group(tie_values, best, scale, noise):
+    """(g, value) of the first largest scale·(tie_values[g] − best) + noise[g] (``np.argmax``)."""
+    g, top = 0, scale * (tie_values[0] - best) + noise[0]
+    for i in range(1, tie_values.size):
+        value = scale * (tie_values[i] - best) + noise[i]
+        if value > top:
+            g, top = i, value
+    return g, top
 
 
 def _check_ties(ties: Ties) -> Ties:

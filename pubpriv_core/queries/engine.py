@@ -20,8 +20,9 @@ from pubpriv_core.queries.workload import MarginalWorkload
 
 #: rows per partial sum of :func:`answer_records` (each block's sums are added to the total)
 _CHUNK_ROWS = 65_536
-#: supports with |X̂|·W at most this keep every row's query ids, (|X̂|, W) int32 (≤ 16 MiB), for
-#: answers and sparse changes; larger ones compute cells from the codes (no |X̂|·W table at scale)
+#: supports with |X̂|·W at most this keep every row's query ids, (|X̂|, W) uint16 up to 2^16 kept
+#: queries, else int32 (≤ 16 MiB), for answers and sparse changes; larger ones compute cells from
+#: the codes (no |X̂|·W table at scale)
 ID_TABLE_MAX_ENTRIES = 2 ** 22
 
 
@@ -97,7 +98,8 @@ class SupportAnswerer:
         # ones with one table per marginal map cells to own ids for add_changes
         self._ids = self._position = None
         if self.size * workload.num_marginals <= ID_TABLE_MAX_ENTRIES:
-            self._ids = self.cell_ids(np.arange(self.size)).astype(np.int32)
+            narrow = np.uint16 if self.num_queries <= 2 ** 16 else np.int32
+            self._ids = self.cell_ids(np.arange(self.size)).astype(narrow)
         elif not budget:
             self._position = position.astype(np.int32)
         # past this many touched rows, recomputing every answer beats adding their changes
