@@ -1,18 +1,20 @@
 """Time the exact best mixture error (Liu et al. 2021, Def. 4.1) on the figures' public sources.
 
-For each setting — ADULT (Fig. 2: 3-way, W = 256, public Δ = 0 and Δ = 0.65) and every public
-source of ``fig1_nist`` and ``fig3_nist`` — builds the problem of repetition 0 exactly as the
+For each setting — ADULT (Fig. 2: 3-way, W = 256, every public bias Δ) and every public source of
+``fig1_nist``, ``fig3_nist`` and ``nist_shift`` — builds the problem of repetition 0 exactly as the
 sweep does, solves the LP by constraint generation
 (:func:`~pubpriv_core.algorithms.best_mixture.best_mixture_exact`) and prints the support size,
 the present cells, the floor c (largest answer of an absent cell), the certified value with its
 lower bound, the rounds, working and active cells, the wall and CPU seconds of the solve (they
-differ when other processes share the cores), and the paper's MW estimate (100 rounds).
+differ when other processes share the cores), the load average at the end of the solve, and the
+paper's MW estimate (100 rounds).
 
     PUBPRIV_DATA=../shared/data python scripts/bench_mixture.py [--only nist] [--no-mw]
         [--time-limit 60]
 """
 from __future__ import annotations
 
+import os
 import time
 
 from experiments.release.problems import build_problem, data_context
@@ -24,11 +26,14 @@ _NIST = ["experiment=fig1_nist", "algo=best_mixture"]
 _FULL = [*_NIST, "dataset.reduced=false", "workload.k=3"]
 _MA_PUBLICS = ("{year:2018}", "{region:national}", "{region:tx}")
 _TX_PUBLICS = ("{year:2018}", "{region:national}", "{region:ma}")
+_NATIONAL_PUBLICS = ("{region:ma}", "{region:tx}", "{year:2018}")
+#: Fig. 2's public biases Δ (``conf/experiment/fig2_adult_bias_mixture.yaml``)
+_DELTAS = (0.0, -0.05, 0.05, -0.1, 0.1, -0.2, 0.2, 0.3, 0.45, 0.65)
 
 #: (label, Hydra overrides) of every timed setting.
 SETTINGS = [
-    ("ADULT Δ=0", ["experiment=fig2_adult_bias_mixture", "public.delta=0.0"]),
-    ("ADULT Δ=0.65", ["experiment=fig2_adult_bias_mixture", "public.delta=0.65"]),
+    *[(f"ADULT Δ={d:g}", ["experiment=fig2_adult_bias_mixture", f"public.delta={d}"])
+      for d in _DELTAS],
     *[(f"NIST reduced MA-2019, public {p}", [*_NIST, f"public={p}"]) for p in _MA_PUBLICS],
     *[(f"NIST full MA-2019, public {p}", [*_FULL, f"public={p}"]) for p in _MA_PUBLICS],
     *[(f"NIST full TX-2019, public {p}", [*_FULL, "dataset.region=tx", f"public={p}"])
@@ -36,6 +41,8 @@ SETTINGS = [
     *[(f"NIST full MA-2019, public {p} p={f}",
        ["experiment=fig3_nist", "algo=best_mixture", f"public={p}", f"public.fraction={f}"])
       for p in ("{year:2018}", "{region:national}") for f in (0.1, 0.01, 0.001)],
+    *[(f"NIST full national-2019, public {p}", [*_FULL, "dataset.region=national", f"public={p}"])
+      for p in _NATIONAL_PUBLICS],
 ]
 
 
@@ -58,6 +65,7 @@ def measure(overrides: list[str], with_mw: bool, time_limit: float) -> str:
                  f"{solution.rounds:2d}  working {solution.working_cells:6d}  active "
                  f"{solution.active_cells:5d}  {solution.runtime_s:6.1f} s wall "
                  f"({time.process_time() - cpu:.1f} s CPU)")
+    line += f"  load {os.getloadavg()[0]:.1f}"
     if with_mw:
         start = time.perf_counter()
         mw, _ = best_mixture_mw(answerer, problem.true_answers, problem.public_weights, 100)
