@@ -98,3 +98,18 @@ def test_decoys_grow_the_support_around_a_fixed_core():
         lv.decoy_rows(pair.private.domain, pair.private.domain.size(), support[:1], np.random.default_rng(0))
     with pytest.raises(ValueError, match="core"):
         lv.support_problem(pair, 300, 5, np.random.default_rng(0), core=6)
+
+
+def test_symmetry_representatives_cover_every_pair_once():
+    problems = lv.tiny_problems(2)
+    pairs = lv.replace_one_pairs(problems)
+    reps = lv.symmetry_representatives(pairs, (2, 2))
+    assert len(pairs) == 48 and len(reps) == 7
+    assert lv.symmetry_representatives(reps, (2, 2)) == reps           # orbits are distinct
+    assert len(lv.symmetry_representatives(pairs, (2, 3))) > len(reps)  # fewer symmetries
+    # one orbit: the law of the first selection is the same up to relabelling the queries
+    a, b = problems[(0, 0)], problems[(3, 3)]     # images under flipping both attributes
+    from pubpriv_core.privacy import permute_and_flip_probabilities
+    probs = [np.sort(permute_and_flip_probabilities(np.abs(0.25 * 2 - p.true_answers), 1.0, 0.5))
+             for p in (a, b)]
+    assert np.allclose(*probs)

@@ -48,4 +48,5 @@ def test_thm44_domain_sweep_and_audit_sections(tmp_path):
     assert (df.excess_mean >= 0).all() and fit["slope"]["n_points"] == 5
     assert fit["thm44_fit"]["c"] > 0
     audit = liu.audit(cfg, tmp_path)
-    assert audit.pairs.iloc[0] == 48 and (tmp_path / "pmwpub_audit.csv").exists()
+    assert audit.pairs_total.iloc[0] == 48 and audit.pairs.iloc[0] == 7
+    assert (tmp_path / "pmwpub_audit.csv").exists()

@@ -12,7 +12,8 @@
 - ``lemma42``: Lemma 4.2's ε_f-DP best-mixture estimate next to the exact f for each public
   source of the ADULT and NIST figures, and the source the releases pick.
 - ``audit``: end-to-end privacy-loss audit of PMW^Pub over all replace-one neighbours of a tiny
-  instance, run as claimed and at 4ρ (noise halved) while claiming ρ.
+  instance (one pair per symmetry orbit), run as claimed and at 4ρ (noise halved) while
+  claiming ρ.
 One JSON record per (setting, trial) under ``<out>/records`` (skipped when present).
 
     python -m experiments.theory.liu2021 [experiment.key=value ...]
@@ -362,7 +363,8 @@ def audit_record(cfg, factor: int) -> dict:
     replace-one pair, and the model-fit tests of the transcript law on one dataset."""
     a = cfg.audit
     problems = lv.tiny_problems(int(a.n), tuple(a.shape), int(a.k))
-    pairs = lv.replace_one_pairs(problems)
+    all_pairs = lv.replace_one_pairs(problems)
+    pairs = lv.symmetry_representatives(all_pairs, tuple(a.shape))
     rho = rho_from_eps(float(a.eps), float(a.delta))
     eps_run = eps_from_rho(factor * rho, float(a.delta))
     rng = _seed(cfg.seed, 8, factor)
@@ -374,7 +376,7 @@ def audit_record(cfg, factor: int) -> dict:
     fit = lv.transcript_fit(problems[d], [lv.pmwpub_transcript(problems[d], eps_run, float(a.delta), int(a.T), rng)
                                           for _ in range(int(a.samples))], rng)
     return {"factor": factor, "eps_run": eps_run, "rho_claimed": rho, "rho_run": factor * rho,
-            "pairs": res.pairs, "samples": res.samples, "renyi_ratio": res.renyi_ratio,
+            "pairs_total": len(all_pairs), "pairs": res.pairs, "samples": res.samples, "renyi_ratio": res.renyi_ratio,
             "renyi_ratio_lower": res.renyi_ratio_lower, "delta_hat": res.delta_hat, "delta_lower": res.delta_lower,
             "flagged": res.flagged, "worst_pair": [list(x) for x in res.worst], **fit}
 

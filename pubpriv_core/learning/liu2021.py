@@ -274,6 +274,29 @@ def replace_one_pairs(datasets) -> list[tuple]:
     return pairs
 
 
+def symmetry_representatives(pairs: list[tuple], shape) -> list[tuple]:
+    """One pair per orbit of the domain's symmetries (value permutations within each attribute,
+    and permutations of attributes of equal size) acting on the cells of both datasets. With
+    all k-way marginals as Q and A_0 uniform on the whole domain, PMW^Pub commutes with these
+    maps, so pairs of one orbit have the same privacy-loss distribution."""
+    shape = tuple(shape)
+    cells = np.array(np.unravel_index(np.arange(int(np.prod(shape))), shape)).T
+    maps = []
+    for order in itertools.permutations(range(len(shape))):
+        if any(shape[i] != shape[j] for i, j in enumerate(order)):
+            continue
+        for perms in itertools.product(*(itertools.permutations(range(k)) for k in shape)):
+            image = np.array([[perms[j][c[order[j]]] for j in range(len(shape))] for c in cells])
+            maps.append(np.ravel_multi_index(image.T, shape))
+    seen, out = set(), []
+    for d, d2 in pairs:
+        orbit = {(tuple(sorted(m[list(d)])), tuple(sorted(m[list(d2)]))) for m in maps}
+        if not orbit & seen:
+            out.append((d, d2))
+        seen |= orbit
+    return out
+
+
 def pmwpub_transcript(problem: ReleaseProblem, eps: float, delta: float, T: int,
                       rng: np.random.Generator) -> tuple:
     """Run PMW^Pub (``run_algorithm``) and return what it released: (queries, measurements,
