@@ -5,8 +5,9 @@ A linear query on a distribution A over a support X̂ is q(A) = Σ_{x∈X̂} A(x
 is a scatter-add of the weights into the cells of every marginal. The engine keeps the support as
 compact codes (|X̂| × d small integers) and computes each row's cell under each marginal on the fly
 in compiled kernels (:mod:`pubpriv_core.queries.kernels`): time and memory follow |X̂|·d codes and
-the |X̂|·W additions, never an |X̂|·W table or a |Q|×|X̂| matrix. The whole domain (MWEM) has its
-own engine, :class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
+the |X̂|·W additions, never a |Q|×|X̂| matrix, and an |X̂|·W table of row query ids only on small
+supports (``ID_TABLE_MAX_ENTRIES``), where reading it beats recomputing cells. The whole domain
+(MWEM) has its own engine, :class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
 """
 from __future__ import annotations
 

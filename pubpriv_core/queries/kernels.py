@@ -6,7 +6,8 @@ s_i (:mod:`pubpriv_core.queries.workload`) row x falls in the cell
 
     cell_w(x) = Σ_i codes[j_i, x] · s_i,
 
-computed on the fly: no |X̂|·W table exists. The kernels add weights into those cells,
+computed on the fly: the table kernels keep no |X̂|·W array (the ``*_by_ids`` kernels read one
+that the engine caches on small supports). The kernels add weights into those cells,
 
     out[offset_w + cell_w(x)] += weight(x)      for every marginal w and every given row x,
 
