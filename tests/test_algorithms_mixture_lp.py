@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.algorithms import ReleaseProblem, mixture_lp, run_algorithm
 from pubpriv_core.algorithms.best_mixture import (_split, best_mixture_exact, best_mixture_lp,
                                                   best_mixture_mw, present_incidence)
 from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, constraint_generation,
@@ -133,3 +133,18 @@ def test_time_limit_is_reported_as_its_own_error():
     with pytest.raises(LPTimeLimitError, match="not solved within"):
         constraint_generation(present_incidence(p.public_answerer), p.true_answers[present],
                               floor, p.public_weights, 1e-9)
+
+
+def test_a_stalled_warm_restart_is_solved_afresh(monkeypatch):
+    # with no pivot budget every warm restart stops at its limit and the round is re-solved
+    monkeypatch.setattr(mixture_lp, "warm_budget", lambda rows: 0)
+    solves = []
+    run = mixture_lp._run
+    monkeypatch.setattr(mixture_lp, "_run", lambda highs, limit: solves.append(1) or run(highs,
+                                                                                        limit))
+    p = problem(8, 500, size=None)
+    plain, _ = best_mixture_lp(p.public_answerer, p.true_answers)
+    solution = exact(p)
+    assert solution.rounds >= 2 and len(solves) >= 2 * solution.rounds - 1
+    assert solution.value == pytest.approx(plain, abs=1e-8)
+    assert solution.lower <= solution.value <= solution.lower + TOL

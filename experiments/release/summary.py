@@ -82,7 +82,7 @@ def _references(fig: Figure) -> str:
                       "public only: the public distribution A_0 released as is (no privacy "
                       "spent). Best mixture error (Def. 4.1): the exact LP value, certified to "
                       "1e-9 (`exact` True), which the shading uses; where the LP did not finish "
-                      "within its time limit (60 s in the sweeps) the MW-100 estimate (the "
+                      "within its time limit (300 s in the sweeps) the MW-100 estimate (the "
                       "paper's upper estimate) stands in and `exact` is False. The sweeps "
                       "solve it on repetition 0 only (its split), so its SE is 0.", "",
                       markdown(ref.set_index(["row", "source"]).round(5))])

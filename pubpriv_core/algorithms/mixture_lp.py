@@ -22,7 +22,8 @@ constant floor t ≥ c. Two solvers:
 
   Both restricted LPs live in HiGHS models (``highspy``) that grow by rows: after the first
   solve each round restarts the dual simplex from the previous optimal basis (added rows and a
-  raised τ keep it dual feasible), so a round costs the pivots its new cells need.
+  raised τ keep it dual feasible), so a round costs the pivots its new cells need; a restart
+  that stalls past a pivot budget is solved afresh.
 """
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ TOL = 1e-9
 MARGIN = 0.5
 #: cells per marginal (group) that join the working set in one round, most violated first.
 PER_GROUP = 5
+#: pivots (beyond twice the rows) a warm restart may take before the round is solved afresh.
+WARM_PIVOTS = 5000
+_MAX_PIVOTS = 2 ** 31 - 1
 #: HiGHS primal/dual feasibility tolerance, below TOL so the certificate is not solver noise.
 _HIGHS_TOL = 1e-10
 _INF = highspy.kHighsInf
@@ -148,6 +152,7 @@ class _NearestModel:
         self.residual = target - matrix @ anchor
         self.cells = np.zeros(0, dtype=np.int64)
         self.level = np.inf
+        self.warm = False       # a basis from an earlier solve exists
         size = matrix.shape[1]
         self.highs = _highs()
         self.highs.addVars(2 * size, np.zeros(2 * size), np.r_[np.full(size, _INF), anchor])
@@ -170,7 +175,9 @@ class _NearestModel:
             rows = np.arange(1, self.cells.size + 1, dtype=np.int32)
             residual = self.residual[self.cells]
             self.highs.changeRowsBounds(rows.size, rows, residual - level, residual + level)
-        status = _run(self.highs, time_limit)
+        status = (_run_warm(self.highs, time_limit, self.cells.size) if self.warm
+                  else _run(self.highs, time_limit))
+        self.warm = True
         if status != highspy.HighsModelStatus.kOptimal:
             return None
         size = self.anchor.size
@@ -220,13 +227,32 @@ def _add_rows(highs: highspy.Highs, rows: sp.csr_matrix, lower: np.ndarray,
                   rows.indices.astype(np.int32), rows.data.astype(float))
 
 
+def _run_warm(highs: highspy.Highs, time_limit: float, rows: int) -> highspy.HighsModelStatus:
+    """Re-solve from the last basis; a restart that stalls (more than ``WARM_PIVOTS`` + 2·rows
+    pivots: the dual simplex can creep on degenerate rounds) is re-solved from scratch, with
+    presolve."""
+    start = time.perf_counter()
+    highs.setOptionValue("simplex_iteration_limit", warm_budget(rows))
+    status = _run(highs, time_limit)
+    highs.setOptionValue("simplex_iteration_limit", _MAX_PIVOTS)
+    if status == highspy.HighsModelStatus.kIterationLimit:
+        highs.clearSolver()
+        status = _run(highs, _time_left(start, time_limit))
+    return status
+
+
+def warm_budget(rows: int) -> int:
+    """Pivots a warm restart of a model with ``rows`` cell rows may take."""
+    return WARM_PIVOTS + 2 * rows
+
+
 def _run(highs: highspy.Highs, time_limit: float) -> highspy.HighsModelStatus:
     highs.setOptionValue("time_limit", float(time_limit))
     highs.run()
     status = highs.getModelStatus()
     if status == highspy.HighsModelStatus.kTimeLimit:
         raise _time_limit_error(time_limit)
-    if status not in _SOLVED:
+    if status not in (*_SOLVED, highspy.HighsModelStatus.kIterationLimit):
         raise RuntimeError(f"best-mixture LP failed: {highs.modelStatusToString(status)}")
     return status
 
