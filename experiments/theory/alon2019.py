@@ -45,13 +45,14 @@ def mixture(spec) -> Mixture01:
     return Mixture01(betas=[tuple(b) for b in spec.betas], atoms=[tuple(a) for a in spec.atoms])
 
 
-def _nstars(cfg, store, fn, alpha: float, key: str, n_min: int = 1, n_max: int = 2**40) -> list:
-    """n* of ``fn`` from ``cfg.repeats`` independent searches (seeds cfg.seed, cfg.seed + 1, …)."""
+def _nstars(cfg, store, fn, alpha: float, key: str, n_min: int = 1, n_max: int = 2**40, repeats=None) -> list:
+    """n* of ``fn`` from ``repeats`` (default ``cfg.repeats``) independent searches (seeds cfg.seed,
+    cfg.seed + 1, …)."""
     def search(k, seed):
         return empirical_sample_complexity(fn, alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
                                            n_min=n_min, n_max=n_max, rel_tol=cfg.rel_tol, seed=seed,
                                            n_jobs=cfg.n_jobs, store=store, key=k).n_star
-    return repeated_nstar(search, key, cfg.seed, cfg.repeats)
+    return repeated_nstar(search, key, cfg.seed, cfg.repeats if repeats is None else repeats)
 
 
 def _joined(values) -> str:
@@ -299,24 +300,26 @@ def growing_setting(spec) -> tuple[Thresholds, object]:
 
 
 def growing_trial(name: str, spec, noise: float, n_pub: int, eps: float, n: int, rng) -> float:
-    cls, D = _setting(name, spec)
-    return A.asspp_growing_trial(cls, D, noise, n_pub, eps, n, rng)[0]
+    cls, D, t_star = _setting(name, spec)
+    return A.asspp_growing_trial(cls, D, noise, n_pub, eps, n, rng, t_star=t_star)[0]
 
 
 @functools.lru_cache(maxsize=4)
 def _setting_cached(name: str, kind: str, n_points: int, s: float, spacing: int):
     from omegaconf import OmegaConf
-    return growing_setting(OmegaConf.create({"kind": kind, "n_points": n_points, "s": s, "spacing": spacing}))
+    cls, D = growing_setting(OmegaConf.create({"kind": kind, "n_points": n_points, "s": s, "spacing": spacing}))
+    return cls, D, A.median_threshold(cls, D)
 
 
 def _setting(name: str, spec):
+    """(class, D, t*) of a growing-cover setting, built once per process."""
     return _setting_cached(name, spec.kind, int(spec.get("n_points", 0)), float(spec.get("s", 0)),
                            int(spec.get("spacing", 0)))
 
 
 def cover_stats(name: str, spec, n_pub: int, noise: float, beta: float, draws: int, seed: int) -> tuple[float, float]:
     """Mean cover size |H̃| and the (1 − β/3)-quantile of (1 − 2η)·radius over ``draws`` public samples."""
-    cls, D = _setting(name, spec)
+    cls, D, _ = _setting(name, spec)
     rng = np.random.default_rng([seed, n_pub])
     sizes, radii = [], []
     for _ in range(draws):
@@ -342,7 +345,7 @@ def growing_sweep(cfg, store) -> pd.DataFrame:
     for name, spec in c.dists.items():
         for n_pub in c.n_pub:
             fn = functools.partial(growing_trial, name, spec, c.noise, int(n_pub), cfg.eps)
-            stars = _nstars(cfg, store, fn, c.alpha, f"growing/{name}/n_pub={n_pub}", n_max=2**20)
+            stars = _nstars(cfg, store, fn, c.alpha, f"growing/{name}/n_pub={n_pub}", n_max=2**20, repeats=c.repeats)
             size, radius = cover_stats(name, spec, int(n_pub), c.noise, cfg.beta, c.cover_draws, cfg.seed)
             rows.append({"dist": name, "n_pub": int(n_pub), "cover_size_mean": size, "cover_radius_q": radius,
                          "n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),

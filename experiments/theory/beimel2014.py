@@ -208,7 +208,7 @@ def family_sweep(cfg, store) -> pd.DataFrame:
     f = cfg.family
     rows = []
     for learner in f.learners:
-        for d in f.d:
+        for d in (f.improper_d if learner == "improper" else f.d):
             for name in family(int(d), cfg.alpha, f.spread):
                 fn = functools.partial(family_trial, learner, int(d), cfg.alpha, cfg.beta, cfg.eps, f.spread, name)
                 heavy = learner == "improper"

@@ -220,10 +220,10 @@ def median_threshold(cls: Thresholds, dist) -> float | int:
 
 
 def asspp_growing_trial(cls: Thresholds, dist, noise: float, n_pub: int, eps: float, n: int,
-                        rng: np.random.Generator) -> list:
-    """ASSPP with n private examples (labels 1[x < t*] flipped w.p. η) and n_pub unlabelled public
-    points.  Returns [excess (1 − 2η)·dis(h, t*; D), cover size |H̃|]."""
-    t_star = median_threshold(cls, dist)
+                        rng: np.random.Generator, t_star=None) -> list:
+    """ASSPP with n private examples (labels 1[x < t*] flipped w.p. η, t* = :func:`median_threshold`
+    unless given) and n_pub unlabelled public points.  Returns [excess (1 − 2η)·dis(h, t*; D), |H̃|]."""
+    t_star = median_threshold(cls, dist) if t_star is None else t_star
     X, y = cls.sample([t_star], dist, n, rng, noise=noise)
     T_pub = dist.sample(n_pub, rng)
     cover = cls.cover(T_pub)
