@@ -124,12 +124,14 @@ def slopes(df: pd.DataFrame, cfg) -> pd.DataFrame:
     """Log-log slopes in the regimes of the '≈' forms, [1/α, 1/α³] and [1/α³, ∞): with a bootstrap 95% CI
     over the repeated searches where there are ≥ 5 points and ≥ 2 searches per point; otherwise the
     plain least-squares slope with no CI (one search per point)."""
+    tol = 1e-9  # regime ends compared with a tolerance: 1/0.1 is 10.000000000000002 in floating point
     lo, hi = 1 / cfg.alpha, 1 / cfg.alpha ** 3
     rng = np.random.default_rng(cfg.seed)
     rows = []
     for alg, g in df.groupby("alg"):
         g = g.dropna(subset=["n_star"])
-        for name, part in (("[1/α, 1/α³]", g[(g.m >= lo) & (g.m <= hi)]), ("[1/α³, ∞)", g[g.m >= hi])):
+        for name, part in (("[1/α, 1/α³]", g[(g.m >= lo * (1 - tol)) & (g.m <= hi * (1 + tol))]),
+                           ("[1/α³, ∞)", g[g.m >= hi * (1 - tol)])):
             trials = _trials(part.n_star_repeats)
             label = f"{alg}: log n* vs log m on {name}"
             if len(part) >= 5 and min(len(t) for t in trials) >= 2:
