@@ -229,10 +229,13 @@ def test_versus_aim_pairs_runs_and_picks_the_best_average_T():
                          mean_error=0.001, uses_public=True))
     table = pd.DataFrame(rows).assign(public="dataset", dataset_region="ma", public_year=2018,
                                       public_fraction=1.0)
+    # AIM also ran on a second source's problem: the same runs, counted once
+    table = pd.concat([table, table[table["algo"] == "aim"].assign(public_year=2017)])
     out = versus_aim(table).set_index(["line", "eps"])
     assert out.loc[("JAM-PGM [MA-2018]", 1.0), "max_error − AIM"] == \
         "-0.0100 [-0.0100, -0.0100] lower"
     assert out.loc[("PMW^Pub [MA-2018]", 0.1), "max_error"] == pytest.approx(0.037)
     assert out.loc[("public only [MA-2018]", 0.1), "runs"] == 5
+    assert out.loc[("JAM-PGM [MA-2018]", 0.1), "runs"] == 5
     assert out.loc[("public only [MA-2018]", 0.1), "max_error − AIM"].endswith("lower")
     assert out.loc[("JAM-PGM [MA-2018]", 1.0), "mean_error − AIM"].endswith("undecided")

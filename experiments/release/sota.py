@@ -18,13 +18,15 @@ METRICS = ("max_error", "mean_error")
 
 def lines(table: pd.DataFrame) -> pd.DataFrame:
     """``name`` (algorithm, "+public init" when pre-trained) and ``source`` (empty when the
-    algorithm ignores the public data) of every record."""
+    algorithm ignores the public data) of every record; an algorithm that ignores the public
+    data keeps one record per (ε, T, run) when it ran on several sources' problems."""
     pretrained = table.get("opt_public_init", pd.Series(False, index=table.index))
     names = table["algo"].map(ALGO_NAMES).fillna(table["algo"])
     names = names.where(~pretrained.fillna(False).astype(bool), names + "+public init")
     sources = [source_label(r) if u else "" for (_, r), u in
                zip(table.iterrows(), table["uses_public"].astype(bool))]
-    return table.assign(name=names, source=sources)
+    table = table.assign(name=names, source=sources)
+    return table[~(table["source"].eq("") & table.duplicated(["name", "eps", "T", "run"]))]
 
 
 def best_average_T(table: pd.DataFrame) -> pd.DataFrame:
@@ -65,9 +67,9 @@ def notes(configs: list[dict]) -> list[str]:
     table = table[table["config_hash"].map(hashes).gt(table["run"])]
     if table.empty or not (table["algo"] == "aim").any():
         return ["", "## Versus AIM", "", "No AIM records yet."]
-    pretrained = table.get("opt_public_init", pd.Series(False, index=table.index))
-    aim = table[(table["algo"] == "aim") & ~pretrained.fillna(False).astype(bool)]
-    own = aim.groupby("eps")[list(METRICS)].agg(["mean", "std", "count"]).round(5)
+    named = lines(table)
+    own = named[named["name"] == "AIM"].groupby("eps")[list(METRICS)].agg(
+        ["mean", "std", "count"]).round(5)
     own.columns = [" ".join(c) for c in own.columns]
     return ["", "## Versus AIM (no public data): line − AIM, mean [95% CI] over shared runs", "",
             "\"lower\": the whole interval is below 0 (the line's error is lower than AIM's); "
