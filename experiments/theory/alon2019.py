@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
-from experiments.theory.runner import register  # noqa: E402
+from experiments.theory.runner import register, save_figure  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.bounds.search import smallest_integer  # noqa: E402
 from pubpriv_core.learning import (FiniteDistribution, Intervals, Mixture01, RecordStore, Thresholds,  # noqa: E402
@@ -117,9 +117,7 @@ def plot_cover(out: Path, table: pd.DataFrame) -> None:
     ax.set(xscale="log", yscale="log", xlabel="1/α", ylabel="public samples n_pub",
            title="public α-cover: measured n_pub(α, β=0.05) vs bounds")
     ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(out / "cover_npub.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "cover_npub.png")
 
 
 # ------------------------------------------------------------------ (b) ASSPP vs private-only
@@ -184,9 +182,7 @@ def plot_asspp(out: Path, table: pd.DataFrame, cfg) -> list[dict]:
     ax.set(xlabel="log2 N (grid size)", ylabel="private samples n_priv*",
            title=f"semi-private (n_pub={c.n_pub}) vs private-only, η={c.noise}, α={c.alpha}")
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "asspp_nstar.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "asspp_nstar.png")
     return fits
 
 
@@ -387,9 +383,7 @@ def plot_lower_bound_and_growing(out: Path, lb: pd.DataFrame | None, gr: pd.Data
         ax.set(xscale="log", yscale="log", xlabel="cover size |H̃| (mean over public samples)",
                ylabel="private samples n_priv*", title=f"ASSPP with a growing cover, η={cfg.growing.noise}, α={cfg.growing.alpha}")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "lower_bound_and_growing.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "lower_bound_and_growing.png")
 
 
 # ------------------------------------------------------------------ audits

@@ -26,7 +26,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
-from experiments.theory.runner import register, write_summary
+from experiments.theory.runner import register, save_figure, seeded_rng, write_summary
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity
 from pubpriv_core.learning import bassily2020 as bc
@@ -201,13 +201,7 @@ def plot(apap: pd.DataFrame, stumps: pd.DataFrame, cfg, out: Path) -> None:
     bx.set_ylabel("sample size for ±1 error ≤ α")
     bx.set_title("decision stumps S_p", fontsize=9)
     bx.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "fig_apap_and_stumps.png", dpi=130)
-    plt.close(fig)
-
-
-def _trial_rng(cfg, *parts) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([int(cfg.seed), *map(int, parts)]))
+    save_figure(fig, out / "fig_apap_and_stumps.png")
 
 
 def _cached(store: RecordStore, key: str, fn) -> dict:
@@ -221,7 +215,7 @@ def _cached(store: RecordStore, key: str, fn) -> dict:
 def regime_trial(cfg, logN: int, n: int, r: int) -> dict:
     """One private-only PMW run at (N, n): error, reach of the sparse vector, passes."""
     dist = bc.DiscretizedBeta(2 ** logN, cfg.apap.beta_a, cfg.apap.beta_b)
-    run = bc.private_pmw_thresholds(dist, n, cfg.alpha, cfg.eps, cfg.delta, _trial_rng(cfg, 11, logN, n, r))
+    run = bc.private_pmw_thresholds(dist, n, cfg.alpha, cfg.eps, cfg.delta, seeded_rng(cfg, 11, logN, n, r))
     return {"err": run.err, "reach": run.reach, "passes": run.passes, "halted": run.halted,
             "updates": run.updates, "err_beyond_reach": run.err_beyond_reach}
 
@@ -274,7 +268,7 @@ def apap_p_sweep(cfg, out: Path, rng: np.random.Generator) -> tuple[pd.DataFrame
         trial = StumpTrial("apap", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(a.m))
         recs = Parallel(n_jobs=cfg.n_jobs)(delayed(_cached)(
             store, f"apap_p/p={int(p)}/m={int(a.m)}/n={int(a.n)}/r={r}",
-            lambda r=r: {"err": trial(int(a.n), _trial_rng(cfg, 12, p, a.n, r))}) for r in range(a.trials))
+            lambda r=r: {"err": trial(int(a.n), seeded_rng(cfg, 12, p, a.n, r))}) for r in range(a.trials))
         errs = np.array([rec["err"] for rec in recs])
         y_trials.append(errs)
         rows.append({"p": int(p), "m": int(a.m), "n": int(a.n), "trials": len(errs), "err_mean": errs.mean(),
@@ -341,9 +335,7 @@ def plot_extra(regime: pd.DataFrame, apap_p: pd.DataFrame, dich: pd.DataFrame, f
     cx.set_ylabel("private n* for ±1 error ≤ α")
     cx.set_title("Thm 13 with mixed data (S_p)", fontsize=9)
     cx.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "fig_regime_p_dichotomy.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "fig_regime_p_dichotomy.png")
 
 
 @register("bassily2020")
@@ -355,7 +347,7 @@ def run(cfg: DictConfig) -> None:
     plot(apap, stumps, cfg, out)
     summary = summarize(apap, stumps)
     regime = regime_sweep(cfg, out)
-    apap_p, fits = apap_p_sweep(cfg, out, np.random.default_rng(np.random.SeedSequence([int(cfg.seed), 13])))
+    apap_p, fits = apap_p_sweep(cfg, out, seeded_rng(cfg, 13))
     dich = dichotomy_sweep(cfg, out)
     plot_extra(regime, apap_p, dich, fits, cfg, out)
     write_summary(out, {**summary, "apap_vs_p": fits})

@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
-from experiments.theory.runner import register  # noqa: E402
+from experiments.theory.runner import register, save_figure  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.learning import (FiniteDistribution, PointFunctions, RecordStore,  # noqa: E402
                                    empirical_sample_complexity, run_trials, success_curve)
@@ -283,9 +283,7 @@ def plot_seed_and_weights(out: Path, seeds: pd.DataFrame, weights: pd.DataFrame,
     a2.axhline(0, color="C0", lw=1, label="proper learner: weight 1")
     a2.set(xlabel="d", ylabel="log2 |{x : h(x) = 1}|", title="Thm 4.11: boosted A3 outputs are heavy")
     a2.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "seed_and_weights.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "seed_and_weights.png")
 
 
 def plot_reconstruction(out: Path, table: pd.DataFrame) -> None:
@@ -297,9 +295,7 @@ def plot_reconstruction(out: Path, table: pd.DataFrame) -> None:
     ax.plot(table.mu, table.paper_8mu, ":", color="k", lw=1, label="8μ (Thm 5.8 proof)")
     ax.set(xlabel="noise rate μ", ylabel="P[reconstruction fails]", title="Thm 5.8: recovering c* from a noisy h")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "reconstruction.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "reconstruction.png")
 
 
 def point_bounds(cfg) -> pd.DataFrame:
@@ -405,9 +401,7 @@ def plot_point(out: Path, nstar: pd.DataFrame, bounds: pd.DataFrame, cfg) -> Non
     ax.set(yscale="log", xlabel="d  (T = 2^d)", ylabel="samples",
            title=f"POINT_d: proper vs improper (α={cfg.alpha}, β={cfg.beta}, ε={cfg.eps})")
     ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(out / "point_nstar.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "point_nstar.png")
 
     fig, ax = plt.subplots(figsize=(6, 4))
     scale = cfg.eps * cfg.alpha
@@ -418,9 +412,7 @@ def plot_point(out: Path, nstar: pd.DataFrame, bounds: pd.DataFrame, cfg) -> Non
     ax.plot(bounds.d, bounds["beimel2014.lemma3.4.exact"] * scale, "k-.", lw=1, label="exact Lemma 3.4 n* · εα")
     ax.set(xlabel="d", ylabel="n*·εα", title="slopes in d: proper ≈ 2 ln 2, Lemma 3.9 ≈ ln2/4", yscale="log")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "point_slope.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "point_slope.png")
 
 
 def plot_curves(out: Path, curves: pd.DataFrame) -> None:
@@ -431,9 +423,7 @@ def plot_curves(out: Path, curves: pd.DataFrame) -> None:
         ax.plot(g.n, g.exact, "-", color=f"C{k}", lw=1, label=f"d={d} exact success probability")
     ax.set(xscale="log", xlabel="n", ylabel="P[error < α]", title="Lemma 3.4 learner on D_i")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "success_curves.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "success_curves.png")
 
 
 def plot_interval(out: Path, table: pd.DataFrame) -> None:
@@ -442,9 +432,7 @@ def plot_interval(out: Path, table: pd.DataFrame) -> None:
     ax.plot(table.d, table["beimel2014.lemma5.2"], "k--", label="Lemma 5.2 lower bound")
     ax.set(xlabel="d", ylabel="samples", title="INTERVAL_d proper learning")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "interval_nstar.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "interval_nstar.png")
 
 
 def plot_release(out: Path, table: pd.DataFrame, bounds: pd.DataFrame) -> dict:
@@ -460,9 +448,7 @@ def plot_release(out: Path, table: pd.DataFrame, bounds: pd.DataFrame) -> dict:
     fit = bound_curve(ax, bounds.d, bounds["beimel2014.thm7.1"], "beimel2014.thm7.1", measured, color="k", lw=1, ls=":")
     ax.set(yscale="log", xlabel="d", ylabel="database size m", title="POINT_d data release")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "release_nstar.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "release_nstar.png")
     return fit
 
 

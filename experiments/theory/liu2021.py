@@ -29,7 +29,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
-from experiments.theory.runner import progress_logging, register, write_summary
+from experiments.theory.runner import progress_logging, register, save_figure, seeded_rng, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore
@@ -203,9 +203,7 @@ def plot(mix: pd.DataFrame, pmw: pd.DataFrame, cfg, out: Path) -> None:
     bx.set_ylabel("excess max error over f")
     bx.set_title(f"PMW^Pub, shift {p.shift}, m={p.m}, best T of {list(p.T)}", fontsize=9)
     bx.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "fig_mixture_and_pmwpub.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "fig_mixture_and_pmwpub.png")
 
 
 # --------------------------------------------------------------------------- |X̂| and |X| sweeps
@@ -409,9 +407,7 @@ def plot_thm44(sup: pd.DataFrame, dom: pd.DataFrame, fits: dict, out: Path) -> N
         ax.set_ylabel("max error")
         ax.set_title(f"{fits[kind]['text']}", fontsize=7)
         ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "fig_thm44_support_domain.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "fig_thm44_support_domain.png")
 
 
 @register("liu2021")
@@ -421,7 +417,7 @@ def run(cfg: DictConfig) -> None:
     mix = mixture_sweep(cfg, out)
     pmw = pmwpub_sweep(cfg, out)
     plot(mix, pmw, cfg, out)
-    rng = np.random.default_rng(np.random.SeedSequence([int(cfg.seed), 9]))
+    rng = seeded_rng(cfg, 9)
     summary = summarize(mix, pmw, cfg, rng)
     sup, sup_fit = sweep(cfg, out, "support", rng)
     dom, dom_fit = sweep(cfg, out, "domain", rng)

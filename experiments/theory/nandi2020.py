@@ -28,7 +28,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from experiments.theory.fits import bound_curve, repeated_nstar, slope_row
-from experiments.theory.runner import register, write_summary
+from experiments.theory.runner import register, save_figure, write_summary
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity, run_trials
 from pubpriv_core.learning import nandi2020 as nb
 from pubpriv_core.learning import nandi2020_unions as nu
@@ -194,9 +194,7 @@ def plot_pcqr(df: pd.DataFrame, cfg, out: Path) -> list[dict]:
     ax.set_ylabel(f"private sample size n*(α={cfg.alpha}, β={cfg.beta})")
     ax.set_title(f"Nandi–Bassily 2020 PCQR, thresholds, γ={cfg.eta}, ε={cfg.eps}, δ={cfg.delta}", fontsize=9)
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "fig_pcqr_n_vs_m.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "fig_pcqr_n_vs_m.png")
     return fits
 
 
@@ -308,9 +306,7 @@ def plot_unions(df: pd.DataFrame, cfg, out: Path) -> list[dict]:
     ax.set_ylabel(f"private sample size n*(α={cfg.alpha}, β={cfg.beta})")
     ax.set_title(f"PCQR against d, m = {cfg.unions.m}, k = ⌈{cfg.unions.kappa}·w⌉ chunks, γ={cfg.eta}", fontsize=9)
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "fig_pcqr_n_vs_d.png", dpi=130)
-    plt.close(fig)
+    save_figure(fig, out / "fig_pcqr_n_vs_d.png")
     return fits
 
 

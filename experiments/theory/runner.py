@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from experiments.console import fail, hydra_error_line
@@ -39,6 +40,19 @@ def register(name: str):
         REGISTRY[name] = fn
         return fn
     return deco
+
+
+def save_figure(fig, path: Path) -> None:
+    """Lay out, write (130 dpi) and close one experiment figure."""
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def seeded_rng(cfg: DictConfig, *parts) -> np.random.Generator:
+    """The generator of one named stream of an experiment: seeded by ``cfg.seed`` and ``parts``."""
+    return np.random.default_rng(np.random.SeedSequence([int(cfg.seed), *map(int, parts)]))
 
 
 def write_summary(out: Path, summary: dict) -> None:
