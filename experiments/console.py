@@ -3,10 +3,13 @@ release, the theory runner): bad input is one ``error:`` line and status 2, a fa
 line and status 1, Ctrl-C status 130."""
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from hydra.errors import MissingConfigException
+
+from pubpriv_core.data.paths import DataUnavailableError
 
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1           # the machine failed (disk full, read-only, permissions)
@@ -48,3 +51,46 @@ def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
     return (f"cannot write {where}: {err.strerror or err}; the records written so far are "
             "complete — free space, fix permissions or pass another results_dir, then re-run "
             "the same command to resume")
+
+
+def run_or_fail(fn: Callable, *args) -> None:
+    """Call a script's library function; a missing data file or a bad value is one ``error:``
+    line and status 2 instead of a traceback."""
+    try:
+        fn(*args)
+    except (DataUnavailableError, ValueError) as err:
+        fail(str(err))
+
+
+def positive_ints(text: str) -> list[int]:
+    """Comma-separated positive integers (argparse turns the error into one usage line)."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers such as 1000,4000, "
+                                         f"got {text!r}")
+    return values
+
+
+def positive_int(text: str) -> int:
+    """One positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """One finite positive number."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value

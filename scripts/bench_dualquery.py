@@ -9,22 +9,23 @@ from __future__ import annotations
 
 import argparse
 
+from experiments.console import positive_float, positive_int, run_or_fail
 from experiments.release.bench.dualquery import run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--eps", type=float, default=1.0)
-    parser.add_argument("--eta", type=float, default=2.0)
-    parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--max-T", type=int, default=None)
-    parser.add_argument("--workload", type=int, default=256, help="W, number of 3-way marginals")
+    parser.add_argument("--eps", type=positive_float, default=1.0)
+    parser.add_argument("--eta", type=positive_float, default=2.0)
+    parser.add_argument("--samples", type=positive_int, default=200)
+    parser.add_argument("--max-T", type=positive_int, default=None)
+    parser.add_argument("--workload", type=positive_int, default=256, help="W, number of 3-way marginals")
     parser.add_argument("--random", action="store_true", help="random records instead of ADULT")
-    parser.add_argument("--rows", type=int, default=43_911, help="rows of the random dataset")
+    parser.add_argument("--rows", type=positive_int, default=43_911, help="rows of the random dataset")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    run_benchmark(args.eps, args.eta, args.samples, args.max_T, args.workload, args.random,
-                  args.rows, args.seed)
+    run_or_fail(run_benchmark, args.eps, args.eta, args.samples, args.max_T, args.workload, args.random,
+                args.rows, args.seed)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from experiments.console import positive_float, run_or_fail
 from experiments.release.bench.mixture import run_benchmark
 
 
@@ -17,10 +18,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="run the settings whose label contains this")
     parser.add_argument("--no-mw", action="store_true", help="skip the MW estimate")
-    parser.add_argument("--time-limit", type=float, default=60.0,
+    parser.add_argument("--time-limit", type=positive_float, default=60.0,
                         help="seconds per solve (the target); slower solves are reported")
     args = parser.parse_args(argv)
-    run_benchmark(args.only, not args.no_mw, args.time_limit)
+    run_or_fail(run_benchmark, args.only, not args.no_mw, args.time_limit)
 
 
 if __name__ == "__main__":

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import argparse
 
+from experiments.console import positive_float, positive_int, run_or_fail
 from experiments.release.bench.pgm import VARIANTS, run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--eps", type=float, default=1.0)
+    parser.add_argument("--runs", type=positive_int, default=3)
+    parser.add_argument("--eps", type=positive_float, default=1.0)
     parser.add_argument("--algos", nargs="+", default=["aim", "mst", "jam_pgm"],
                         choices=list(VARIANTS))
     args = parser.parse_args(argv)
-    run_benchmark(args.algos, args.runs, args.eps)
+    run_or_fail(run_benchmark, args.algos, args.runs, args.eps)
 
 
 if __name__ == "__main__":

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import argparse
 
+from experiments.console import positive_int, run_or_fail
 from experiments.release.bench.release import run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--T", type=int, default=100)
+    parser.add_argument("--runs", type=positive_int, default=5)
+    parser.add_argument("--T", type=positive_int, default=100)
     args = parser.parse_args(argv)
-    run_benchmark(args.runs, args.T)
+    run_or_fail(run_benchmark, args.runs, args.T)
 
 
 if __name__ == "__main__":

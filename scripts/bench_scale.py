@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from experiments.release.bench.scale import positive_int, positive_ints, run_benchmark
+from experiments.console import positive_int, positive_ints, run_or_fail
+from experiments.release.bench.scale import run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -24,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="numba threads per configuration (default: all cores)")
     parser.add_argument("--out", default="results/bench")
     args = parser.parse_args(argv)
-    run_benchmark(args.sizes, args.workloads, args.threads, args.out)
+    run_or_fail(run_benchmark, args.sizes, args.workloads, args.threads, args.out)
 
 
 if __name__ == "__main__":

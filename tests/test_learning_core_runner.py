@@ -16,6 +16,14 @@ def test_unknown_experiment_is_a_clear_error():
         theory.run_theory(OmegaConf.create({"name": "nope_no_such_paper"}))
 
 
+def test_unknown_part_is_a_clear_error_before_anything_is_written(tmp_path):
+    out = tmp_path / "never"
+    argv = ["experiment=theory_alon2019", "experiment.parts=[cover,nope]", f"experiment.out={out}"]
+    with pytest.raises(ValueError, match=r"unknown \['nope'\]"):
+        theory.run_theory(theory.compose(argv))
+    assert not out.exists()
+
+
 def test_register_rejects_duplicates():
     theory.register("dup_check_x")(len)
     with pytest.raises(ValueError, match="registered twice"):

@@ -414,7 +414,7 @@ def audit_table(cfg) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@register("alon2019")
+@register("alon2019", parts=("cover", "asspp", "lower_bound", "growing", "reduction", "audit"))
 def run(cfg) -> None:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -452,7 +452,7 @@ def plot_release(out: Path, table: pd.DataFrame, bounds: pd.DataFrame) -> dict:
     return fit
 
 
-@register("beimel2014")
+@register("beimel2014", parts=("point", "curves", "interval", "release", "audit", "family", "reconstruction", "seed"))
 def run(cfg) -> None:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)

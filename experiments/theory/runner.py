@@ -29,15 +29,18 @@ from omegaconf import DictConfig, OmegaConf
 from experiments.console import fail, hydra_error_line
 
 REGISTRY: dict[str, Callable[[DictConfig], None]] = {}
+PARTS: dict[str, tuple[str, ...]] = {}   # the parts an experiment can run (``experiment.parts``)
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
 
-def register(name: str):
-    """Decorator: ``@register("alon2019")`` adds ``fn(cfg)`` to the registry."""
+def register(name: str, parts: tuple[str, ...] = ()):
+    """Decorator: ``@register("alon2019", parts=(...))`` adds ``fn(cfg)`` to the registry, with the
+    names ``cfg.parts`` may select."""
     def deco(fn):
         if name in REGISTRY and REGISTRY[name] is not fn:
             raise ValueError(f"theory experiment {name!r} is registered twice; rename one of them")
         REGISTRY[name] = fn
+        PARTS[name] = tuple(parts)
         return fn
     return deco
 
@@ -79,7 +82,11 @@ def run_theory(cfg: DictConfig) -> None:
     node = cfg.experiment if "experiment" in cfg else cfg
     if "name" not in node:
         raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
-    _lookup(str(node.name))(node)
+    fn = _lookup(str(node.name))
+    unknown = sorted(set(node.get("parts") or ()) - set(PARTS[str(node.name)]))
+    if unknown:
+        raise ValueError(f"experiment.parts has unknown {unknown}; choose from {list(PARTS[str(node.name)])}")
+    fn(node)
 
 
 def compose(argv: list[str]) -> DictConfig:

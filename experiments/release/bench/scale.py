@@ -23,7 +23,6 @@ support, W = 4,096, one core of an i5-4690K).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -33,6 +32,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from experiments.console import positive_ints
 
 PAPER_POINT = {"support": 130_000, "W": 4096, "per_iter_s": 2.021}
 N_PRIVATE, T, SHIFT = 130_000, 20, 0.1
@@ -64,26 +65,6 @@ def one_configuration(rows: int, W: int) -> dict:
             "max_error": release.errors(problem.true_answers)["max_error"],
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 10,
             "pass_bytes": pass_bytes}
-
-
-def positive_ints(text: str) -> list[int]:
-    """Comma-separated positive integers (argparse turns the error into one usage line)."""
-    try:
-        values = [int(v) for v in text.split(",")]
-    except ValueError:
-        values = []
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers such as 1000,4000, "
-                                         f"got {text!r}")
-    return values
-
-
-def positive_int(text: str) -> int:
-    """One positive integer."""
-    values = positive_ints(text)
-    if len(values) != 1:
-        raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
-    return values[0]
 
 
 def memory_bandwidth(gib: float = 1.0, repeats: int = 5) -> float:

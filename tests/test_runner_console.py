@@ -1,0 +1,29 @@
+"""The scripts' argument types and data errors: one line and status 2, no traceback."""
+import argparse
+
+import pytest
+
+from experiments.console import positive_float, positive_int, positive_ints, run_or_fail
+from pubpriv_core.data.paths import DataUnavailableError
+
+
+@pytest.mark.parametrize("parse, text", [(positive_int, "0"), (positive_int, "-2"), (positive_int, "1,2"),
+                                         (positive_ints, "5,0"), (positive_float, "-1"),
+                                         (positive_float, "nan"), (positive_float, "inf")])
+def test_bad_values_are_argparse_errors(parse, text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse(text)
+
+
+def test_good_values_parse():
+    assert (positive_int("3"), positive_ints("1,4"), positive_float("0.5")) == (3, [1, 4], 0.5)
+
+
+@pytest.mark.parametrize("err", [DataUnavailableError("adult/adult.data is missing"), ValueError("bad eps")])
+def test_run_or_fail_is_one_line_and_exit_2(err, capsys):
+    def boom():
+        raise err
+    with pytest.raises(SystemExit) as exit_:
+        run_or_fail(boom)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"error: {err}"]
