@@ -110,7 +110,7 @@ def _apap_split(cfg, store: RecordStore, logN: int, n: int) -> dict:
     if rec is None:
         dist = bc.DiscretizedBeta(2 ** logN, cfg.apap.beta_a, cfg.apap.beta_b)
         runs = [bc.apap_thresholds(dist, n, int(cfg.apap.m), cfg.alpha, cfg.eps, cfg.delta,
-                                   np.random.default_rng(np.random.SeedSequence([cfg.seed, 7, logN, i])))
+                                   seeded_rng(cfg, 7, logN, i))
                 for i in range(cfg.trials)]
         rec = {"cover_err": [r.cover_err for r in runs], "err": [r.err for r in runs],
                "domain_size": [r.domain_size for r in runs]}

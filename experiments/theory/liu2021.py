@@ -29,7 +29,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
-from experiments.theory.runner import progress_logging, register, save_figure, seeded_rng, write_summary
+from experiments.theory.runner import progress_logging, register, save_figure, seeded_rng, stream_rng, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore
@@ -37,10 +37,6 @@ from pubpriv_core.learning import liu2021 as lv
 from pubpriv_core.learning.audit import loss_audit
 from pubpriv_core.learning.slopes import bootstrap_slope, fit_constant
 from pubpriv_core.privacy import eps_from_rho, rho_from_eps
-
-
-def _seed(*parts) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([int(p) for p in parts]))
 
 
 def _mixture_value(problem, method: str) -> dict:
@@ -52,7 +48,7 @@ def _mixture_value(problem, method: str) -> dict:
 
 
 def mixture_record(setting: lv.Setting, n: int, m: int, trial: int, seed: int, method: str) -> dict:
-    problem = lv.draw_problem(setting, n, m, _seed(seed, 1, int(1000 * setting.shift), m, trial))
+    problem = lv.draw_problem(setting, n, m, stream_rng(seed, 1, int(1000 * setting.shift), m, trial))
     public_only = float(np.max(np.abs(problem.public_answerer.expand(
         problem.public_answerer.answer(problem.public_weights)) - problem.true_answers)))
     return {"shift": setting.shift, "n": n, "m": m, "trial": trial, "support": problem.support_size,
@@ -61,9 +57,9 @@ def mixture_record(setting: lv.Setting, n: int, m: int, trial: int, seed: int, m
 
 
 def pmwpub_record(setting: lv.Setting, n: int, m: int, trial: int, eps_grid, T_grid, seed: int) -> dict:
-    problem = lv.draw_problem(setting, n, m, _seed(seed, 2, n, m, trial))
+    problem = lv.draw_problem(setting, n, m, stream_rng(seed, 2, n, m, trial))
     f = lv.best_mixture_error(problem)
-    errors = {f"{eps}/{T}": lv.pmwpub_max_error(problem, eps, T, _seed(seed, 3, n, trial, int(1e4 * eps), T))
+    errors = {f"{eps}/{T}": lv.pmwpub_max_error(problem, eps, T, stream_rng(seed, 3, n, trial, int(1e4 * eps), T))
               for eps in eps_grid for T in T_grid}
     return {"shift": setting.shift, "n": n, "m": m, "trial": trial, "f": f, "errors": errors,
             "Q_size": int(problem.true_answers.size)}
@@ -215,9 +211,9 @@ def sweep_record(cfg, kind: str, point: int, trial: int) -> dict:
     p = cfg[kind]
     extra, s = (0, point) if kind == "support" else (point, int(p.s))
     pair = lv.padded_pair(cfg.preset, extra, float(p.shift), cfg.model_seed)
-    problem = lv.support_problem(pair, int(p.n), s, _seed(cfg.seed, 4, extra, s, trial), k=cfg.k,
+    problem = lv.support_problem(pair, int(p.n), s, seeded_rng(cfg, 4, extra, s, trial), k=cfg.k,
                                  workload_size=p.workload_size, core=p.core, workload_seed=cfg.seed)
-    errors = {str(T): lv.pmwpub_max_error(problem, float(p.eps), int(T), _seed(cfg.seed, 5, extra, s, trial, T))
+    errors = {str(T): lv.pmwpub_max_error(problem, float(p.eps), int(T), seeded_rng(cfg, 5, extra, s, trial, T))
               for T in p.T}
     return {"kind": kind, "point": point, "trial": trial, "support": s,
             "log_domain_size": float(np.log(pair.private.domain.size())), "f": lv.best_mixture_error(problem),
@@ -307,7 +303,7 @@ def _source_problem(kind: str, spec, cfg, rng: np.random.Generator):
 
 
 def lemma42_record(cfg, group: str, kind: str, name: str, spec, index: int) -> dict:
-    rng = _seed(cfg.seed, 7, index)
+    rng = seeded_rng(cfg, 7, index)
     problem = _source_problem(kind, spec, cfg, rng)
     limit = cfg.lemma42.time_limit.adult if kind == "adult" else cfg.lemma42.time_limit.nist
     start = time.perf_counter()
@@ -365,7 +361,7 @@ def audit_record(cfg, factor: int) -> dict:
     pairs = lv.symmetry_representatives(all_pairs, tuple(a.shape))
     rho = rho_from_eps(float(a.eps), float(a.delta))
     eps_run = eps_from_rho(factor * rho, float(a.delta))
-    rng = _seed(cfg.seed, 8, factor)
+    rng = seeded_rng(cfg, 8, factor)
     res = loss_audit(pairs, lambda d: lv.pmwpub_transcript(problems[d], eps_run, float(a.delta), int(a.T), rng),
                      lambda d, o: lv.transcript_log_likelihood(problems[d], o[0], o[1], o[2]),
                      rho=rho, eps=float(a.eps), delta=float(a.delta), samples=int(a.samples),

@@ -53,9 +53,14 @@ def save_figure(fig, path: Path) -> None:
     plt.close(fig)
 
 
+def stream_rng(*parts) -> np.random.Generator:
+    """The generator of one stream, seeded by ``SeedSequence(parts)`` (integers)."""
+    return np.random.default_rng(np.random.SeedSequence([int(p) for p in parts]))
+
+
 def seeded_rng(cfg: DictConfig, *parts) -> np.random.Generator:
     """The generator of one named stream of an experiment: seeded by ``cfg.seed`` and ``parts``."""
-    return np.random.default_rng(np.random.SeedSequence([int(cfg.seed), *map(int, parts)]))
+    return stream_rng(cfg.seed, *parts)
 
 
 def write_summary(out: Path, summary: dict) -> None:
