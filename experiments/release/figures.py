@@ -21,6 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
@@ -31,7 +32,8 @@ from experiments.release.summary import build  # noqa: E402
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture", "aim": "AIM",
               "mst": "MST", "jam_pgm": "JAM-PGM"}
-BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange"}
+BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange", "AIM": "tab:red",
+                   "MST": "tab:purple"}
 COLUMNS = 5
 
 
@@ -127,17 +129,28 @@ def _reference(ax, ref: pd.DataFrame, row: str, source: str, label: str, **style
 
 
 def _baselines(ax, fig, row: str) -> None:
+    """The row's baselines (paper calibration of DualQuery); a DualQuery line that releases fewer
+    than :data:`FEW_ROUNDS` records says so in its legend entry (off the curves)."""
     base = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == "")]
     for line, part in base.groupby("line"):
         name = line.split(" / ")[-1]
         if "(zCDP)" not in name:
-            _errorbar(ax, part, color=BASELINE_COLORS.get(name, "tab:gray"), label=name)
-    few = few_rounds(fig.runs[fig.runs["row"] == row])
-    few = few[~few["line"].str.contains("zCDP", regex=False)]
-    if not few.empty:
-        ax.text(0.02, 0.97, f"DualQuery < {FEW_ROUNDS} rounds (records) at ε ≤ "
-                f"{few['eps'].max():g}", transform=ax.transAxes, fontsize=6, va="top",
-                color="tab:orange", bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
+            _errorbar(ax, part, color=BASELINE_COLORS.get(name, "tab:gray"),
+                      label=name + few_rounds_note(fig.runs, line))
+
+
+def few_rounds_note(runs: pd.DataFrame, line: str) -> str:
+    """`` (< 20 rounds at ε ≤ 0.25)``: the ε at which the selected DualQuery setting of ``line``
+    releases fewer than :data:`FEW_ROUNDS` records (listed when they are not the lowest ε);
+    empty when none does."""
+    few = few_rounds(runs[runs["line"] == line])
+    if few.empty:
+        return ""
+    low = sorted(few["eps"])
+    grid = sorted(set(runs.loc[runs["line"] == line, "eps"]))
+    where = (f"ε ≤ {low[-1]:g}" if grid[:len(low)] == low
+             else "ε = " + ", ".join(f"{e:g}" for e in low))
+    return f" (< {FEW_ROUNDS} rounds at {where})"
 
 
 def draw_panel(ax, fig, row: str, source: str) -> None:
@@ -185,7 +198,8 @@ def draw_overview(ax, fig, row: str) -> None:
     base = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == "")]
     for line, part in base.groupby("line"):
         if "(zCDP)" not in line:
-            _errorbar(ax, part, color="black", ls="--", label=line.split(" / ")[-1])
+            _errorbar(ax, part, color="black", ls="--",
+                      label=line.split(" / ")[-1] + few_rounds_note(fig.runs, line))
     ax.set_title(tex(f"{row}: all public sources"), fontsize=8)
 
 
@@ -232,14 +246,20 @@ def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
 
 
 def _axes(ax, eps: list[float]) -> None:
-    """Log axes (errors span 1e-3–1, so a linear y flattens PMW^Pub under the baselines)."""
+    """Log axes (errors span 1e-3–1, so a linear y flattens PMW^Pub under the baselines): the y
+    range of the panel's own lines, labelled at 1, 2 and 5 of each decade so that a panel spanning
+    less than a decade still has values; every ε of the grid labelled, upright."""
     ax.set_xscale("log")
     ax.set_yscale("log")
     drawn = [y for line in ax.get_lines() for y in np.asarray(line.get_ydata(), float) if y > 0]
     if drawn:
-        ax.set_ylim(bottom=min(drawn) / 1.5)
+        ax.set_ylim(min(drawn) / 1.5, max(drawn) * 1.5)
+    ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.tick_params(axis="y", labelsize=6)
     ax.set_xticks(eps)
-    ax.set_xticklabels([f"{e:g}" for e in eps], fontsize=6)
+    ax.set_xticklabels([f"{e:g}" for e in eps], fontsize=6, rotation=90)
     ax.minorticks_off()
     ax.set_xlabel("ε")
     ax.set_ylabel("max error")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.release.tuning import hyper_columns
+from experiments.release.tuning import hyper_columns, run_means
 
 #: DualQuery rounds below which a release is a handful of records (the figures flag it).
 FEW_ROUNDS = 20
@@ -86,16 +86,27 @@ def paired_differences(runs: pd.DataFrame, public_only: pd.DataFrame) -> pd.Data
 
 
 def grid_edges(test: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
-    """The selected (line, ε) whose tuned value is the smallest or largest tried for that line."""
+    """The selected (line, ε) whose tuned value is the smallest or largest tried for that line,
+    with the best test mean over the interior values of that parameter (``interior``, NaN for a
+    two-value grid) and its gap to the selected mean: how much a setting inside the grid differs."""
+    means = run_means(test)
     out = []
     for column in hyper_columns(test):
         tried = test.groupby("line")[column].agg(["min", "max", "nunique"])
         picked = chosen.merge(tried, left_on="line", right_index=True)
         edge = picked[(picked["nunique"] > 1)
                       & ((picked[column] == picked["min"]) | (picked[column] == picked["max"]))]
-        out += [{"line": r["line"], "eps": r["eps"], "parameter": column, "value": r[column],
-                 "grid": f"{r['min']:g}–{r['max']:g}"} for _, r in edge.iterrows()]
-    return pd.DataFrame(out, columns=["line", "eps", "parameter", "value", "grid"])
+        for _, r in edge.iterrows():
+            inner = means[(means["line"] == r["line"]) & (means["eps"] == r["eps"])
+                          & (means[column] > r["min"]) & (means[column] < r["max"])]
+            best = inner.loc[inner["mean"].idxmin()] if not inner.empty else None
+            out.append({"line": r["line"], "eps": r["eps"], "parameter": column,
+                        "value": r[column], "grid": f"{r['min']:g}–{r['max']:g}",
+                        "interior": np.nan if best is None else best[column],
+                        "interior_mean": np.nan if best is None else best["mean"],
+                        "gap": np.nan if best is None else best["mean"] - r["mean"]})
+    return pd.DataFrame(out, columns=["line", "eps", "parameter", "value", "grid", "interior",
+                                      "interior_mean", "gap"])
 
 
 def few_rounds(runs: pd.DataFrame) -> pd.DataFrame:
