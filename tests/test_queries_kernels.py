@@ -110,6 +110,32 @@ def test_answerer_answers_and_adds_changes_on_every_path(seed, path, monkeypatch
                 np.testing.assert_array_equal(y, expected)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("width", [1, 2, 3, 32])
+def test_blocked_id_table_answers_and_changes_are_the_bincounts(seed, width, monkeypatch):
+    """The id table cut in blocks of ``width`` marginals (a ragged last block): answers and added
+    changes equal the row-ordered bincounts bitwise, through both ways of flushing a block's sums
+    (the rows' ids again, or the block's whole id range); the scratch sums are left zeroed."""
+    from pubpriv_core.queries import engine
+    monkeypatch.setattr(engine, "ID_BLOCK_MARGINALS", width)
+    workload, records, weights = random_case(seed)
+    rng = np.random.default_rng(300 + seed)
+    answerer = SupportAnswerer(workload, records, present_only=True)
+    assert answerer._id_bounds.size == -(-workload.num_marginals // width) + 1
+    np.testing.assert_array_equal(answerer.expand(answerer.answer(weights)),
+                                  cell_table_answers(workload, records, weights))
+    for size in (0, 1, 2, 5, len(records) // 3, len(records)):
+        rows = np.sort(rng.choice(len(records), size=size, replace=False))
+        values = rng.normal(size=size)
+        y = rng.random(answerer.num_queries)
+        ids = answerer.cell_ids(rows)
+        expected = y + np.bincount(ids.ravel(), np.repeat(values, ids.shape[1]),
+                                   minlength=y.size)
+        answerer.add_changes(y, rows, values)
+        np.testing.assert_array_equal(y, expected)
+        assert not answerer._scratch.any()
+
+
 def test_answer_records_sums_in_blocks_of_rows():
     """Large inputs are summed in blocks of 65,536 rows, block sums added in order."""
     rng = np.random.default_rng(3)

@@ -183,36 +183,72 @@ def add_rows_in_place(codes, rows, values, plan, offsets, position, y):
                                plan.strides, plan.ks, plan.cells, offsets, position, y)
 
 
-@nb.njit(nogil=True, cache=True)
-def add_weights_by_ids(ids, weights, out):
-    """out[q] += Σ_x weights[x] over the support rows x with q among ids[x] (the (|X̂|, W) query
-    ids of every row), rows in increasing order: into a zeroed ``out``, the same floating-point
-    sums as the per-table kernels with one table per marginal. Reads the ids once, in order."""
-    for x in range(weights.size):
-        value = weights[x]
-        for q in ids[x]:
-            out[q] += value
+def block_ids(ids: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An (m, W) query-id table laid out for the ``*_by_ids`` kernels: the columns cut into
+    blocks of ``width`` marginals, each block stored row-major, one after the other (flat); with
+    the blocks' first columns (B+1 bounds, the last = W) and the (B, 2) range [lo, hi) of the
+    query ids each block holds (an empty block: lo = hi = 0)."""
+    bounds = np.append(np.arange(0, ids.shape[1], width), ids.shape[1])
+    blocks = [ids[:, lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+    spans = np.array([(int(b.min()), int(b.max()) + 1) if b.size else (0, 0) for b in blocks],
+                     dtype=np.int64).reshape(-1, 2)
+    flat = np.concatenate([b.ravel() for b in blocks]) if blocks else ids.ravel()
+    return flat, bounds.astype(np.int64), spans
 
 
 @nb.njit(nogil=True, cache=True)
-def add_rows_by_ids(ids, rows, values, y):
-    """y[q] += Σ values[i] over the rows x = rows[i] with q among ids[x] (the (|X̂|, W) query ids
-    of every support row), in place; per query summed from 0 in the order of ``rows``, then
-    added once (the floating-point result of ``y += bincount(ids[rows], values)``).
+def add_weights_by_ids(ids, bounds, weights, out):
+    """out[q] += Σ_x weights[x] over the support rows x with q among x's query ids (``ids`` and
+    ``bounds`` from :func:`block_ids`), rows in increasing order: into a zeroed
+    ``out``, the same floating-point sums as the per-table kernels with one table per marginal.
 
-    Reads the W ids of each given row contiguously: O(W·|rows|) with no code arithmetic.
+    One block of marginals at a time: its part of ``out`` stays in the L1/L2 cache, and a row's
+    additions go to different marginals (independent), while consecutive rows of a sorted support
+    often share a cell of one marginal (a chain of dependent additions if a marginal were done
+    alone).
     """
-    scratch = np.empty(y.size)
-    for i in range(rows.size):
-        for q in ids[rows[i]]:
-            scratch[q] = 0.0
-    for i in range(rows.size):
-        value = values[i]
-        for q in ids[rows[i]]:
-            scratch[q] += value
-    for i in range(rows.size):
-        for q in ids[rows[i]]:
-            if scratch[q] != 0.0:
+    m = weights.size
+    for b in range(bounds.size - 1):
+        width = bounds[b + 1] - bounds[b]
+        base = bounds[b] * m
+        for x in range(m):
+            value = weights[x]
+            start = base + x * width
+            for j in range(start, start + width):
+                out[ids[j]] += value
+
+
+@nb.njit(nogil=True, cache=True)
+def add_rows_by_ids(ids, bounds, spans, m, rows, values, y, scratch):
+    """y[q] += Σ values[i] over the rows x = rows[i] with q among x's query ids (``ids``,
+    ``bounds``, ``spans`` from :func:`block_ids` of an (m, W) table), in place; per query summed
+    from 0 in the order of ``rows``, then added (the floating-point result of
+    ``y += bincount(ids[rows], values)``).
+
+    ``scratch`` (one float per query) comes in zeroed and is left zeroed. Per block of marginals,
+    one pass sums the values into ``scratch``; the sums are then added to y and reset, either
+    through the rows' ids again or, when that is more work, over the block's whole id range (a
+    contiguous sweep). Queries no given row reaches get + 0.0, which leaves y unchanged (for
+    y ≠ −0.0); no data-dependent branch. O(W·|rows|) plus at most |Q|; no allocation.
+    """
+    for b in range(bounds.size - 1):
+        width = bounds[b + 1] - bounds[b]
+        base = bounds[b] * m
+        for i in range(rows.size):
+            value = values[i]
+            start = base + rows[i] * width
+            for j in range(start, start + width):
+                scratch[ids[j]] += value
+        lo, hi = spans[b, 0], spans[b, 1]
+        if rows.size * width >= hi - lo:
+            for q in range(lo, hi):
+                y[q] += scratch[q]
+                scratch[q] = 0.0
+            continue
+        for i in range(rows.size):
+            start = base + rows[i] * width
+            for j in range(start, start + width):
+                q = ids[j]
                 y[q] += scratch[q]
                 scratch[q] = 0.0
 
