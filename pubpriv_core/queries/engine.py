@@ -134,6 +134,14 @@ class SupportAnswerer:
             kernels.add_marginals(self.codes, weights, self.plan, out)
         return out
 
+    def pass_bytes(self) -> int:
+        """Bytes one :meth:`answer` pass must read: the id table and each block's read of the
+        8-byte weights on small supports; else each table's k code columns (one byte per row
+        each) and the weights."""
+        if self._ids is not None:
+            return int(self._ids.nbytes + 8 * self.size * (self._id_bounds.size - 1))
+        return int(((self.plan.ks + 8) * self.size).sum())
+
     def add_changes(self, y: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
         """y += Σ_i values[i]·q(rows[i]) for every kept query (rows ascending), in place.
 

@@ -9,12 +9,16 @@ PMW^Pub with the paper's defaults (permute-and-flip, Gaussian, §5.3 replay), ε
 T = 20. Each configuration runs in a fresh process, so its peak RSS is its own.
 
 Columns: ``build_s`` (true answers over the n private rows, the support's present cells, the
-answerer and its plan), ``per_iter_s`` (mean over the T rounds), ``peak_rss_mib``, ``tables``
-(super-marginals filled per pass, :mod:`pubpriv_core.queries.plan`), ``pass_bytes`` (bytes one
-full pass must read: each table's k code columns, one byte per row each, and the 8-byte weights)
-and ``bandwidth_s`` = pass_bytes ÷ this machine's memory bandwidth, measured here by summing a
-1 GiB array (the time one pass would take if it were limited by reading memory alone). A round
-makes at most one full pass (or a cheaper incremental one), plus the selection over all queries.
+answerer and its plan), ``warmup_s`` (an untimed first release of 3 rounds, which loads the
+compiled kernels from numba's cache), ``per_iter_s`` (mean over the T rounds of the release that
+follows), ``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
+:mod:`pubpriv_core.queries.plan`), ``pass_bytes`` (bytes one full pass must read,
+:meth:`~pubpriv_core.queries.SupportAnswerer.pass_bytes`: the id table and the 8-byte weights
+once per block on small supports; else each table's k code columns, one byte per row each, and
+the weights once per table) and ``bandwidth_s`` = pass_bytes ÷ this machine's memory bandwidth,
+measured here by summing a 1 GiB array (the time one pass would take if it were limited by
+reading memory alone). A round makes at most one full pass (or a cheaper incremental one), plus
+the selection over all queries.
 
 Usage: ``python scripts/bench_scale.py [--sizes 1000,4000,...] [--workloads 256,1024,4096]
 [--threads N] [--out results/bench]``. Prints the table; writes ``scaling.csv`` and
@@ -37,6 +41,7 @@ from experiments.console import positive_ints
 
 PAPER_POINT = {"support": 130_000, "W": 4096, "per_iter_s": 2.021}
 N_PRIVATE, T, SHIFT = 130_000, 20, 0.1
+WARMUP_T = 3     # rounds of the untimed first release (loads the compiled kernels)
 
 
 def one_configuration(rows: int, W: int) -> dict:
@@ -55,13 +60,18 @@ def one_configuration(rows: int, W: int) -> dict:
                              public_weights=source.weights, public_rows=source.n_rows)
     problem.true_answers, problem.public_candidates
     build = time.perf_counter() - start
+    start = time.perf_counter()
+    run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=WARMUP_T,
+                  rng=np.random.default_rng(1))
+    warmup = time.perf_counter() - start
     release = run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
                             rng=np.random.default_rng(0))
     plan = problem.public_answerer.plan
-    pass_bytes = int(((plan.ks + 8) * problem.support_size).sum())
+    pass_bytes = problem.public_answerer.pass_bytes()
     return {"rows_drawn": rows, "support": problem.support_size, "W": W,
             "queries": workload.num_queries, "present": problem.public_answerer.num_queries,
-            "tables": plan.num_tables, "build_s": build, "per_iter_s": release.per_iter_s,
+            "tables": plan.num_tables, "build_s": build, "warmup_s": warmup,
+            "per_iter_s": release.per_iter_s,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 10,
             "pass_bytes": pass_bytes}
@@ -117,7 +127,6 @@ def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = 
 
     print(f"load average {os.getloadavg()[0]:.2f}", flush=True)
     records = []
-    threads = threads
     for W in workloads:
         for rows in sizes:
             record = run_child(rows, W, threads)
@@ -135,13 +144,14 @@ def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = 
     print(f"memory bandwidth (numpy sum over 1 GiB): {bandwidth / 1e9:.1f} GB/s; one full pass "
           f"if limited by reading memory alone:")
     for row in frame.itertuples():
-        print(f"  support {row.support:>7,}  W {row.W:>5}: {row.bandwidth_s:.4f} s "
+        print(f"  support {row.support:>7,}  W {row.W:>5}: {row.bandwidth_s:.3g} s "
               f"(measured {row.per_iter_s / row.bandwidth_s:.1f}x that per iteration)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out / "scaling.csv", index=False)
     plot(frame, out)
-    print(f"wrote {out / 'scaling.csv'} and {out / 'scaling.png'}")
+    print(f"wrote {out / 'scaling.csv'} and {out / 'scaling.png'}; load average "
+          f"{os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":  # the child process of run_child: ROWS,W -> one JSON line
