@@ -48,7 +48,12 @@ def test_apply_updates_matches_numpy_updates(limit):
             Z, bound = numpy_updates(*state, blocks, measurements, float(u.sum()), 0, limit)
         else:
             starts = np.concatenate([[0], np.cumsum([b.size for b in blocks])])
-            Z, bound = mw_kernels.apply_updates(*state, np.concatenate(blocks), starts,
+            order = rng.permutation(len(blocks))     # spans of a shared buffer, any order
+            shuffled = np.concatenate([blocks[j] for j in order]).astype(np.int64)
+            at = np.empty(len(blocks), dtype=np.int64)
+            at[order] = np.concatenate([[0], np.cumsum([blocks[j].size for j in order])])[:-1]
+            sizes = np.diff(starts)
+            Z, bound = mw_kernels.apply_updates(*state, shuffled, at, at + sizes,
                                                 measurements, float(u.sum()), 0, limit)
         states.append([*state, Z, bound])
     _, expected, got = states

@@ -52,7 +52,13 @@ class MWState:
         self._pending = np.zeros_like(self.u)
         self._touched = np.zeros(self.u.size, dtype=bool)
         self._grids = tuple(answerer.grid(a) for a in (self.u, self._pending, self._touched))
-        self._selectors: dict[int, object] = {}
+        self._selectors: dict[int, object] = {}      # slab views of a domain tensor
+        # support rows: the rows of every query met so far, one after the other in one buffer,
+        # query q's at [lo[q], hi[q]) (lo = −1 until met), so a round's updates pass spans
+        self._rows, self._used = np.empty(1024, dtype=np.int64), 0
+        if not answerer.selects_views:
+            self._lo = np.full(answerer.num_queries, -1, dtype=np.int64)
+            self._hi = np.full(answerer.num_queries, -1, dtype=np.int64)
         self._touched_bound = 0      # Σ |rows| updated since the last sync (≥ touched rows)
         self._syncs = 0
         self._scores: np.ndarray | None = None
@@ -82,29 +88,47 @@ class MWState:
         return self.u / self.Z
 
     def selector(self, q: int):
-        if q not in self._selectors:
-            self._selectors[q] = self.answerer.selector(q)
-        return self._selectors[q]
+        """What ``grid(u)`` is indexed with for query q: its support rows (a slice of the rows
+        buffer) or its slab of the domain tensor."""
+        if self.answerer.selects_views:
+            if q not in self._selectors:
+                self._selectors[q] = self.answerer.selector(q)
+            return self._selectors[q]
+        if self._lo[q] < 0:
+            self._keep_rows(q)
+        return self._rows[self._lo[q]:self._hi[q]]
+
+    def _keep_rows(self, q: int) -> None:
+        """Append query q's support rows to the rows buffer (doubling it when full)."""
+        rows = self.answerer.selector(q)
+        end = self._used + rows.size
+        if end > self._rows.size:
+            grown = np.empty(max(2 * self._rows.size, end), dtype=np.int64)
+            grown[:self._used] = self._rows[:self._used]
+            self._rows = grown
+        self._rows[self._used:end] = rows
+        self._lo[q], self._hi[q] = self._used, end
+        self._used = end
 
     def update_many(self, queries: np.ndarray, measurements: np.ndarray) -> int:
         """:meth:`update` with each (q, a) in turn; returns the number of updates made.
 
-        Index selectors (a support's rows) run all updates in one compiled call with the same
-        arithmetic (:func:`~pubpriv_core.algorithms.mw_kernels.apply_updates`).
+        On a support, all updates run in one compiled call with the same arithmetic
+        (:func:`~pubpriv_core.algorithms.mw_kernels.apply_updates`) on the queries' spans of the
+        rows buffer.
         """
         if self.answerer.selects_views:
             for q, a in zip(queries, measurements):
                 self.update(int(q), float(a))
             return len(queries)
-        blocks = [self.selector(int(q)) for q in queries]
-        starts = np.zeros(len(blocks) + 1, dtype=np.int64)
-        np.cumsum([block.size for block in blocks], out=starts[1:])
-        rows = np.concatenate(blocks) if blocks else np.empty(0, dtype=np.int64)
+        queries = np.asarray(queries, dtype=np.int64)
+        for q in queries[self._lo[queries] < 0]:
+            self._keep_rows(int(q))
         self.Z, self._touched_bound = mw_kernels.apply_updates(
-            self.u, self._pending, self._touched, rows, starts,
-            np.asarray(measurements, dtype=float), self.Z, self._touched_bound,
-            self.answerer.incremental_limit)
-        return len(blocks)
+            self.u, self._pending, self._touched, self._rows, self._lo[queries],
+            self._hi[queries], np.asarray(measurements, dtype=float), self.Z,
+            self._touched_bound, self.answerer.incremental_limit)
+        return int(queries.size)
 
     def update(self, q: int, measurement: float) -> int:
         """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012).

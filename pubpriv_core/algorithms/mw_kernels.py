@@ -54,8 +54,8 @@ def _pairwise_sum(u, rows, lo, count):
 
 
 @nb.njit(nogil=True, cache=True)
-def apply_updates(u, pending, touched, rows, starts, measurements, Z, bound, limit):
-    """Update j (in order) rescales the rows ``rows[starts[j]:starts[j+1]]`` of its query q_j:
+def apply_updates(u, pending, touched, rows, lo, hi, measurements, Z, bound, limit):
+    """Update j (in order) rescales the rows ``rows[lo[j]:hi[j]]`` of its query q_j:
 
         mass = Σ_{x: q_j(x)=1} u(x),  f = exp((a_j − mass/Z)/2),  Z += mass·(f − 1),  u(x) *= f,
 
@@ -64,17 +64,17 @@ def apply_updates(u, pending, touched, rows, starts, measurements, Z, bound, lim
     also added to ``pending`` and its rows marked in ``touched``. Returns (Z, bound).
     """
     for j in range(measurements.size):
-        lo, hi = starts[j], starts[j + 1]
-        mass = 0.0 + _pairwise_sum(u, rows, lo, hi - lo)
+        first, last = lo[j], hi[j]
+        mass = 0.0 + _pairwise_sum(u, rows, first, last - first)
         factor = math.exp((measurements[j] - mass / Z) / 2.0)
         Z += mass * (factor - 1.0)
         if bound <= limit:
-            bound += hi - lo
+            bound += last - first
             change = factor - 1.0
-            for i in range(lo, hi):
+            for i in range(first, last):
                 pending[rows[i]] += u[rows[i]] * change
                 touched[rows[i]] = True
-        for i in range(lo, hi):
+        for i in range(first, last):
             u[rows[i]] = u[rows[i]] * factor
     return Z, bound
 
