@@ -11,6 +11,8 @@ supports (``ID_TABLE_MAX_ENTRIES``), where reading it beats recomputing cells. T
 """
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -86,6 +88,9 @@ class SupportAnswerer:
         self.records = np.asarray(records)
         self.size = len(self.records)
         self.codes = kernels.compact_codes(self.records)
+        # marginal attributes and query-id offsets as rows_of reads them (one call per query)
+        self._attributes = [np.asarray(m, dtype=np.int64) for m in workload.marginals]
+        self._offsets = workload.offsets.tolist()
         budget = cell_budget(self.size, workload)
         plan = MarginalPlan.build(workload, budget)
         counts = np.zeros(int(plan.table_start[-1]))
@@ -198,9 +203,9 @@ class SupportAnswerer:
     def rows_of(self, qid: int) -> np.ndarray:
         """Support rows x with q(x) = 1 (``qid`` in own numbering), ascending."""
         global_id = qid if self.queries is None else int(self.queries[qid])
-        w = int(self.workload.marginal_of(global_id))
-        values = np.array(list(self.workload.decode(global_id).values()), dtype=np.int64)
-        return kernels.rows_in_cell(self.codes, np.asarray(self.workload.marginals[w]), values)
+        w = bisect.bisect_right(self._offsets, global_id) - 1
+        return kernels.rows_in_cell(self.codes, self._attributes[w], self.workload.strides[w],
+                                    global_id - self._offsets[w])
 
     selector = rows_of      # the MW loop indexes grid(u) with it (a view on a domain tensor)
 

@@ -254,14 +254,21 @@ def add_rows_by_ids(ids, bounds, spans, m, rows, values, y, scratch):
 
 
 @nb.njit(cache=True, nogil=True)
-def rows_in_cell(codes, attributes, values):
-    """Ascending rows x with codes[attributes[i], x] == values[i] for every i."""
+def rows_in_cell(codes, attributes, strides, local):
+    """Ascending rows x in cell ``local`` (its C-order index) of the marginal over
+    ``attributes`` with ``strides``: codes[attributes[i], x] equals the cell's digit i for every
+    i, the digits decoded here."""
+    k = attributes.size
+    values = np.empty(k, dtype=np.int64)
+    for i in range(k):
+        values[i] = local // strides[i]
+        local %= strides[i]
     m = codes.shape[1]
     hits = np.empty(m, dtype=np.int64)
     count = 0
     for x in range(m):
         match = True
-        for i in range(attributes.size):
+        for i in range(k):
             if codes[attributes[i], x] != values[i]:
                 match = False
                 break
