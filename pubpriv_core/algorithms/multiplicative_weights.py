@@ -123,7 +123,8 @@ class MWState:
             return len(queries)
         queries = np.asarray(queries, dtype=np.int64)
         for q in queries[self._lo[queries] < 0]:
-            self._keep_rows(int(q))
+            if self._lo[q] < 0:      # a query met twice in this call is kept once
+                self._keep_rows(int(q))
         self.Z, self._touched_bound = mw_kernels.apply_updates(
             self.u, self._pending, self._touched, self._rows, self._lo[queries],
             self._hi[queries], np.asarray(measurements, dtype=float), self.Z,
