@@ -105,3 +105,31 @@ def test_tail_indices_and_best_group_match_numpy(seed):
     expected = 7.5 * (values - 0.9) + noise
     g, top = noisy_max._best_group(values, 0.9, 7.5, noise)
     assert (g, top) == (int(np.argmax(expected)), expected.max())
+
+
+@pytest.mark.parametrize("limit", [0, 10 ** 9])
+def test_update_many_equals_updates_one_by_one(limit):
+    """One compiled call over the spans of the rows buffer (queries met for the first time,
+    twice in one call, and again later) gives the bits of MWState.update applied in turn."""
+    from pubpriv_core.algorithms.multiplicative_weights import MWState
+    from pubpriv_core.data.domain import Domain
+    from pubpriv_core.queries import MarginalWorkload, SupportAnswerer
+
+    rng = np.random.default_rng(limit)
+    domain = Domain(list("abcde"), [3, 4, 2, 5, 3])
+    workload = MarginalWorkload.random(domain, 2, 6, 1)
+    records = np.unique(np.column_stack([rng.integers(0, s, 300) for s in domain.shape]), axis=0)
+    answerer = SupportAnswerer(workload, records, present_only=True)
+    answerer.incremental_limit = limit
+    init = rng.random(answerer.size)
+    batched, single = MWState(answerer, init), MWState(answerer, init)
+    for _ in range(6):
+        queries = rng.choice(answerer.num_queries, 5)
+        queries[1] = queries[0]
+        measurements = rng.random(queries.size)
+        assert batched.update_many(queries, measurements) == queries.size
+        for q, a in zip(queries, measurements):
+            single.update(int(q), float(a))
+        np.testing.assert_array_equal(batched.u, single.u)
+        assert batched.Z == single.Z
+        np.testing.assert_array_equal(batched.answers(), single.answers())
