@@ -1,12 +1,17 @@
 """Exact best mixture error by constraint generation (Liu et al. 2021, Def. 4.1)."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from pubpriv_core.algorithms import ReleaseProblem, mixture_lp, run_algorithm
 from pubpriv_core.algorithms.best_mixture import (_split, best_mixture_exact, best_mixture_lp,
                                                   best_mixture_mw, present_incidence)
+from pubpriv_core.algorithms.mixture_descent import penalty_descent, project_simplex
 from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, constraint_generation,
                                                 plain_lp)
 from pubpriv_core.data.domain import Dataset, Domain
@@ -66,13 +71,17 @@ def test_zero_when_the_support_covers_the_private_data():
     assert solution.value == pytest.approx(0.0, abs=1e-9)
 
 
-def test_more_rows_in_the_working_set_than_a_start_when_the_start_is_poor():
+def test_more_rows_in_the_working_set_than_a_start_when_the_start_is_poor(monkeypatch):
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)     # the public anchor as it is
     p = problem(8, 500, size=None)
     solution = exact(p)
-    assert solution.rounds >= 2 and solution.working_cells > 256
+    # more cells than one round can add (PER_GROUP per marginal)
+    first_round = mixture_lp.PER_GROUP * p.workload.num_marginals
+    assert solution.rounds >= 2 and solution.working_cells > first_round
 
 
-def test_release_records_the_certificate():
+def test_release_records_the_certificate(monkeypatch):
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)     # rounds of constraint generation
     p = problem(9, 120)
     release = run_algorithm("best_mixture", p, eps=1.0, delta=1e-6, T=1, rng=None, method="lp")
     trace = release.trace
@@ -138,6 +147,7 @@ def test_time_limit_is_reported_as_its_own_error():
 def test_a_stalled_warm_restart_is_solved_afresh(monkeypatch):
     # with no pivot budget every warm restart stops at its limit and the round is re-solved
     monkeypatch.setattr(mixture_lp, "warm_budget", lambda rows: 0)
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)
     solves = []
     run = mixture_lp._run
     monkeypatch.setattr(mixture_lp, "_run", lambda highs, limit: solves.append(1) or run(highs,
@@ -148,3 +158,59 @@ def test_a_stalled_warm_restart_is_solved_afresh(monkeypatch):
     assert solution.rounds >= 2 and len(solves) >= 2 * solution.rounds - 1
     assert solution.value == pytest.approx(plain, abs=1e-8)
     assert solution.lower <= solution.value <= solution.lower + TOL
+
+
+def test_the_descent_certifies_the_floor_without_an_lp():
+    p = problem(1, 150, 3)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    plain, _ = best_mixture_lp(p.public_answerer, p.true_answers)
+    solution = exact(p)
+    assert plain == pytest.approx(floor, abs=1e-12)
+    assert solution.rounds == 0 and solution.working_cells == 0
+    assert solution.lower == floor and floor <= solution.value <= floor + TOL
+    assert solution.active_cells >= 1     # the absent cell(s) at the floor
+
+
+@pytest.mark.parametrize("steps", [0, 3, 100])
+@pytest.mark.parametrize("seed,skew", [(15, 1.5), (16, 4.0)])
+def test_any_descent_length_reaches_the_plain_lp(seed, skew, steps):
+    p = problem(seed, 80, k=3, size=None, skew=skew)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
+    direct = plain_lp(matrix, target, 0.0, 60.0)
+    solution = constraint_generation(matrix, target, 0.0, p.public_weights, 60.0,
+                                     groups=p.workload.marginal_of(present), descent_steps=steps)
+    assert solution.value == pytest.approx(direct.value, abs=1e-8)
+    assert solution.lower <= solution.value <= solution.lower + TOL
+
+
+def test_the_descent_never_claims_a_goal_below_the_optimum():
+    p = problem(11, 50, k=2, size=None, skew=4.0)
+    present, _ = _split(p.public_answerer, p.true_answers)
+    matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
+    optimum = plain_lp(matrix, target, 0.0, 60.0).value
+    mu, reached = penalty_descent(matrix, target, 0.9 * optimum, p.public_weights, 200)
+    assert not reached and np.abs(matrix @ mu - target).max() > 0.9 * optimum
+    mu, reached = penalty_descent(matrix, target, 1.5 * optimum, p.public_weights, 2000)
+    assert reached and np.abs(matrix @ mu - target).max() <= 1.5 * optimum
+
+
+def test_the_simplex_projection_is_the_nearest_point():
+    rng = np.random.default_rng(17)
+    for v in (rng.normal(size=50), rng.random(7) * 3, np.full(4, 0.25)):
+        mu = project_simplex(v)
+        assert mu.min() >= 0 and mu.sum() == pytest.approx(1.0, abs=1e-12)
+        # KKT: mu = max(v − θ, 0) with one θ for every coordinate
+        theta = (v - mu)[mu > 0]
+        assert np.ptp(theta) < 1e-12 and (v[mu == 0] <= theta[0] + 1e-12).all()
+
+
+def test_a_solve_prints_nothing(capfd):
+    # a fresh interpreter: HiGHS prints its banner once per process, at the first model
+    code = ("from test_algorithms_mixture_lp import problem, exact\n"
+            "from pubpriv_core.algorithms import mixture_lp\n"
+            "mixture_lp.DESCENT_STEPS = 0\n"
+            "assert exact(problem(8, 500, size=None)).rounds >= 1\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parent)
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == ""

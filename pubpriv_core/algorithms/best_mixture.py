@@ -18,6 +18,7 @@ Lemma 4.2: f has sensitivity 1/n in D̃, so f + Laplace(1/(n·ε_f)) is ε_f-DP
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -25,7 +26,7 @@ import scipy.sparse as sp
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.algorithms.mixture_lp import (LPTimeLimitError, MixtureSolution,
+from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, MixtureSolution,
                                                 constraint_generation, plain_lp)
 from pubpriv_core.algorithms.multiplicative_weights import MWState
 from pubpriv_core.queries import SupportAnswerer
@@ -52,10 +53,15 @@ def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
                        anchor: np.ndarray,
                        time_limit: float = DEFAULT_LP_TIME_LIMIT) -> MixtureSolution:
     """Exact f(X̂) by constraint generation from ``anchor`` (the public distribution A_0); the
-    cells joining per round are spread over the marginals."""
+    cells joining per round are spread over the marginals. Its active cells count the absent
+    cells at the value too (where f = c, those are the cells that set it)."""
     present, floor = _split(answerer, true_answers)
-    return constraint_generation(present_incidence(answerer), true_answers[present], floor,
-                                 anchor, time_limit, groups=answerer.workload.marginal_of(present))
+    solution = constraint_generation(present_incidence(answerer), true_answers[present], floor,
+                                     anchor, time_limit,
+                                     groups=answerer.workload.marginal_of(present))
+    absent = np.delete(true_answers, present)
+    at_value = int(np.count_nonzero(absent >= solution.value - TOL))
+    return dataclasses.replace(solution, active_cells=solution.active_cells + at_value)
 
 
 def present_incidence(answerer: SupportAnswerer) -> sp.csr_matrix:

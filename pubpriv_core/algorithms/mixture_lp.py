@@ -8,17 +8,20 @@ c = max q(D̃) over the absent cells, whose answer is 0 on every μ, so their co
 constant floor t ≥ c. Two solvers:
 
 * :func:`plain_lp` — every present cell is a row (2·|P| rows), one HiGHS solve (scipy);
-* :func:`constraint_generation` — most rows are slack at the optimum. Keep a working set S of
-  cells and a level τ, a lower bound on f (first: c). Each round finds the μ closest in ℓ1 to the
-  anchor (the public distribution) with |a_q − (Mμ)_q| ≤ τ on S; if there is none, τ rises to
-  max(c, value of the LP restricted to S), a relaxation of f, and the search is repeated. While
-  some cell outside S is answered worse than τ + ``TOL``, the cells answered worse than
-  (1 − ``MARGIN``)·τ join S — per marginal the ``per_group`` most violated (the margin and the
-  spread over marginals save rounds); the first S is chosen by the same rule from the anchor's
-  errors. When no cell outside S is violated, μ is within ``TOL`` = 1e-9 of optimal:
-  ``lower`` = τ ≤ f ≤ ``value`` = max error of μ ≤ τ + TOL. Staying close to the anchor keeps μ
-  dense, so the cells outside S stay answered about as well as by the public data (an LP vertex
-  restricted to S is sparse and answers them badly).
+* :func:`constraint_generation` — first, ``DESCENT_STEPS`` first-order steps
+  (:mod:`~pubpriv_core.algorithms.mixture_descent`) move the anchor (the public distribution)
+  towards max error ≤ c; f is usually exactly c, and when a step gets there the value is
+  certified with no LP. Else most rows are slack at the optimum: keep a working set S of cells
+  and a level τ, a lower bound on f (first: c). Each round finds the μ closest in ℓ1 to the
+  anchor with |a_q − (Mμ)_q| ≤ τ on S; if there is none, τ rises to max(c, value of the LP
+  restricted to S), a relaxation of f, and the search is repeated. While some cell outside S is
+  answered worse than τ + ``TOL``, the cells answered worse than (1 − ``MARGIN``)·τ join S —
+  per marginal the ``per_group`` most violated (the margin and the spread over marginals save
+  rounds); the first S is chosen by the same rule from the anchor's errors. When no cell
+  outside S is violated, μ is within ``TOL`` = 1e-9 of optimal: ``lower`` = τ ≤ f ≤ ``value``
+  = max error of μ ≤ τ + TOL. Staying close to the anchor keeps μ dense, so the cells outside S
+  stay answered about as well as by the anchor (an LP vertex restricted to S is sparse and
+  answers them badly).
 
   Both restricted LPs live in HiGHS models (``highspy``) that grow by rows: after the first
   solve each round restarts the dual simplex from the previous optimal basis (added rows and a
@@ -35,10 +38,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from pubpriv_core.algorithms.mixture_descent import penalty_descent
+
 #: stop once the full problem's max error exceeds the restricted LP value by at most this.
 TOL = 1e-9
 #: cells answered worse than (1 − MARGIN)·τ join the working set with the violated ones.
-MARGIN = 0.5
+MARGIN = 0.1
+#: first-order steps moving the anchor towards max error ≤ c before any LP is built.
+DESCENT_STEPS = 100
 #: cells per marginal (group) that join the working set in one round, most violated first.
 PER_GROUP = 5
 #: pivots (beyond twice the rows) a warm restart may take before the round is solved afresh.
@@ -100,13 +107,23 @@ def plain_lp(matrix: sp.csr_matrix, target: np.ndarray, floor: float,
 def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: float,
                           anchor: np.ndarray, time_limit: float,
                           groups: np.ndarray | None = None,
-                          per_group: int = PER_GROUP) -> MixtureSolution:
-    """f by constraint generation (module docstring) from ``anchor``; ``groups`` gives each
-    cell's marginal (None: one group), of which ``per_group`` cells join per round."""
+                          per_group: int = PER_GROUP,
+                          descent_steps: int | None = None) -> MixtureSolution:
+    """f by constraint generation (module docstring); ``groups`` gives each cell's marginal
+    (None: one group), of which ``per_group`` cells join per round. The anchor is first moved
+    by at most ``descent_steps`` (None: ``DESCENT_STEPS``) steps of
+    :func:`~.mixture_descent.penalty_descent` towards max error ≤ c; if it gets there, f = c is
+    certified with no LP (0 rounds)."""
     start = time.perf_counter()
     matrix = sp.csr_matrix(matrix)
     groups = np.zeros(matrix.shape[0], dtype=np.int64) if groups is None else np.asarray(groups)
     anchor = np.asarray(anchor, dtype=float) / np.sum(anchor)
+    steps = DESCENT_STEPS if descent_steps is None else descent_steps
+    if steps > 0:
+        anchor, reached = penalty_descent(matrix, target, floor + TOL, anchor, steps,
+                                          lambda: _time_left(start, time_limit))
+        if reached:
+            return _solution(matrix, target, floor, floor, anchor, 0, 0, start)
     nearest = _NearestModel(matrix, target, anchor)
     level_model = None
     working = np.zeros(matrix.shape[0], dtype=bool)
@@ -212,22 +229,24 @@ class _LevelModel:
         return float(self.highs.getInfo().objective_function_value)
 
 
-def _highs() -> highspy.Highs:
-    highs = highspy.Highs()
-    highs.silent()
+def _highs() -> highspy._Highs:
+    # the binding's bare class: ``highspy.Highs()`` prints HiGHS's banner while it sets up
+    # callbacks, before any option can silence it
+    highs = highspy._Highs()
+    highs.setOptionValue("output_flag", False)
     highs.setOptionValue("primal_feasibility_tolerance", _HIGHS_TOL)
     highs.setOptionValue("dual_feasibility_tolerance", _HIGHS_TOL)
     highs.setOptionValue("simplex_strategy", 1)     # dual simplex: rows are added between solves
     return highs
 
 
-def _add_rows(highs: highspy.Highs, rows: sp.csr_matrix, lower: np.ndarray,
+def _add_rows(highs: highspy._Highs, rows: sp.csr_matrix, lower: np.ndarray,
               upper: np.ndarray) -> None:
     highs.addRows(rows.shape[0], lower, upper, rows.nnz, rows.indptr[:-1].astype(np.int32),
                   rows.indices.astype(np.int32), rows.data.astype(float))
 
 
-def _run_warm(highs: highspy.Highs, time_limit: float, rows: int) -> highspy.HighsModelStatus:
+def _run_warm(highs: highspy._Highs, time_limit: float, rows: int) -> highspy.HighsModelStatus:
     """Re-solve from the last basis; a restart that stalls (more than ``WARM_PIVOTS`` + 2·rows
     pivots: the dual simplex can creep on degenerate rounds) is re-solved from scratch, with
     presolve."""
@@ -246,7 +265,7 @@ def warm_budget(rows: int) -> int:
     return WARM_PIVOTS + 2 * rows
 
 
-def _run(highs: highspy.Highs, time_limit: float) -> highspy.HighsModelStatus:
+def _run(highs: highspy._Highs, time_limit: float) -> highspy.HighsModelStatus:
     highs.setOptionValue("time_limit", float(time_limit))
     highs.run()
     status = highs.getModelStatus()
