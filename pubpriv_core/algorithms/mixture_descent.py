@@ -37,7 +37,7 @@ def penalty_descent(matrix: sp.csr_matrix, target: np.ndarray, goal: float, star
     mu = project_simplex(start)
     if _max_error(matrix, target, mu) <= goal:
         return mu, True
-    transpose = matrix.T.tocsr()
+    transpose = matrix.T      # a CSC view: Mᵀ·g without a converted copy
     step = 1.0 / lipschitz(matrix, transpose)
     tau = TARGET * goal
     point, momentum = mu.copy(), 1.0
@@ -54,7 +54,7 @@ def penalty_descent(matrix: sp.csr_matrix, target: np.ndarray, goal: float, star
     return mu, False
 
 
-def lipschitz(matrix: sp.csr_matrix, transpose: sp.csr_matrix) -> float:
+def lipschitz(matrix: sp.csr_matrix, transpose: sp.spmatrix) -> float:
     """An upper estimate of ‖M‖₂² = λ_max(MᵀM): power iteration from the all-ones vector (M ≥ 0,
     so the Perron vector is not orthogonal to it), times a safety factor."""
     x = np.ones(matrix.shape[1]) / np.sqrt(matrix.shape[1])
