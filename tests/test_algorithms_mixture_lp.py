@@ -162,7 +162,7 @@ def test_a_stalled_warm_restart_is_solved_afresh(monkeypatch):
 
 def test_the_descent_certifies_the_floor_without_an_lp():
     p = problem(1, 150, 3)
-    present, floor = _split(p.public_answerer, p.true_answers)
+    _, floor = _split(p.public_answerer, p.true_answers)
     plain, _ = best_mixture_lp(p.public_answerer, p.true_answers)
     solution = exact(p)
     assert plain == pytest.approx(floor, abs=1e-12)
@@ -175,7 +175,7 @@ def test_the_descent_certifies_the_floor_without_an_lp():
 @pytest.mark.parametrize("seed,skew", [(15, 1.5), (16, 4.0)])
 def test_any_descent_length_reaches_the_plain_lp(seed, skew, steps):
     p = problem(seed, 80, k=3, size=None, skew=skew)
-    present, floor = _split(p.public_answerer, p.true_answers)
+    present, _ = _split(p.public_answerer, p.true_answers)
     matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
     direct = plain_lp(matrix, target, 0.0, 60.0)
     solution = constraint_generation(matrix, target, 0.0, p.public_weights, 60.0,

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 import scipy.sparse as sp
+from highspy.highs import _Highs
 from scipy.optimize import linprog
 
 from pubpriv_core.algorithms.mixture_descent import penalty_descent
@@ -229,10 +230,11 @@ class _LevelModel:
         return float(self.highs.getInfo().objective_function_value)
 
 
-def _highs() -> highspy._Highs:
-    # the binding's bare class: ``highspy.Highs()`` prints HiGHS's banner while it sets up
-    # callbacks, before any option can silence it
-    highs = highspy._Highs()
+def _highs() -> _Highs:
+    # the binding's bare class (every highspy release imports it into ``highspy.highs``):
+    # ``highspy.Highs()`` prints HiGHS's banner while it sets up callbacks, before any option
+    # can silence it
+    highs = _Highs()
     highs.setOptionValue("output_flag", False)
     highs.setOptionValue("primal_feasibility_tolerance", _HIGHS_TOL)
     highs.setOptionValue("dual_feasibility_tolerance", _HIGHS_TOL)
@@ -240,13 +242,13 @@ def _highs() -> highspy._Highs:
     return highs
 
 
-def _add_rows(highs: highspy._Highs, rows: sp.csr_matrix, lower: np.ndarray,
+def _add_rows(highs: _Highs, rows: sp.csr_matrix, lower: np.ndarray,
               upper: np.ndarray) -> None:
     highs.addRows(rows.shape[0], lower, upper, rows.nnz, rows.indptr[:-1].astype(np.int32),
                   rows.indices.astype(np.int32), rows.data.astype(float))
 
 
-def _run_warm(highs: highspy._Highs, time_limit: float, rows: int) -> highspy.HighsModelStatus:
+def _run_warm(highs: _Highs, time_limit: float, rows: int) -> highspy.HighsModelStatus:
     """Re-solve from the last basis; a restart that stalls (more than ``WARM_PIVOTS`` + 2·rows
     pivots: the dual simplex can creep on degenerate rounds) is re-solved from scratch, with
     presolve."""
@@ -265,7 +267,7 @@ def warm_budget(rows: int) -> int:
     return WARM_PIVOTS + 2 * rows
 
 
-def _run(highs: highspy._Highs, time_limit: float) -> highspy.HighsModelStatus:
+def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
     highs.setOptionValue("time_limit", float(time_limit))
     highs.run()
     status = highs.getModelStatus()
