@@ -239,8 +239,8 @@ def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
             _axes(ax, eps)
     runs = int(fig_data.test.groupby("config_hash")["run"].nunique().max())
     figure.suptitle(tex(title) + f"\nmax error, mean ± 1 SE over {runs} runs; dashed: public "
-                    "data alone (± 1 SE band);\nshaded: below the best mixture error of the "
-                    "public support (unachievable by PMW$^{Pub}$)", fontsize=9)
+                    "data alone (± 1 SE band);\nshaded: below the best mixture error of run 0's "
+                    "public support (unachievable by PMW$^{Pub}$ on that run)", fontsize=9)
     figure.tight_layout()
     return figure
 
