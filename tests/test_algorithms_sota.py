@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm, select_measure
+from pubpriv_core.algorithms import ReleaseProblem, pgm, run_algorithm, select_measure
 from pubpriv_core.algorithms.aim import public_tree
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.data import from_dataset, load_dataset
@@ -88,7 +88,8 @@ class Spy:
 
 @pytest.mark.parametrize("algo, options, spends_all", [
     ("aim", {"rounds": 6}, True), ("mst", {}, True), ("jam_pgm", {"rounds": 4}, False),
-    ("aim", {"rounds": 6, "public_init": True, "public_cliques": "tree"}, True)])
+    ("aim", {"rounds": 6, "public_init": True, "public_cliques": "tree"}, True),
+    ("aim", {"rounds": 6, "relation": "add_remove"}, True)])
 def test_ledger_adds_up_and_mechanisms_get_the_charged_parameters(monkeypatch, algo, options,
                                                                   spends_all):
     problem = tiny_problem(4, 3, public="biased")
@@ -100,7 +101,9 @@ def test_ledger_adds_up_and_mechanisms_get_the_charged_parameters(monkeypatch, a
     measures = [rho for label, rho in ledger if label.startswith("measure")]
     assert len(selects) + len(measures) == len(ledger)
     assert [eps ** 2 / 8 for eps, _, _ in spy.selections] == pytest.approx(selects, rel=1e-12)
-    assert [1 / sigma ** 2 for sigma in spy.measurements] == pytest.approx(measures, rel=1e-12)
+    l2_squared = 1.0 if options.get("relation") == "add_remove" else 2.0
+    assert [l2_squared / (2 * sigma ** 2) for sigma in spy.measurements] == pytest.approx(
+        measures, rel=1e-12)
     assert release.rho == pytest.approx(math.fsum(selects + measures), rel=1e-12)
     assert release.rho <= target * (1 + 1e-9)
     if spends_all:
@@ -121,6 +124,45 @@ def test_aim_sensitivity_is_twice_the_largest_workload_weight(monkeypatch):
     run("aim", problem, 1.0, rounds=6)
     # candidate weights w_r = Σ_s |r ∩ s| over the 4 3-way sets: a 3-way set has 3 + 3·2 = 9
     assert {s for _, s, _ in spy.selections} == {2.0 * 9}
+
+
+def test_aim_add_remove_halves_the_sensitivities_and_estimates_the_total(monkeypatch):
+    """Add/remove (the AIM paper's relation): Δ₁ = Δ₂ = 1, so Δ = max w_r = 9 and σ₀ is the
+    replace-one σ₀/√2; n is private, so the model's total is estimated, not n."""
+    problem = tiny_problem(4, 3)
+    sigmas = {}
+    for name in ("replace_one", "add_remove"):
+        spy = Spy(monkeypatch)
+        release = run("aim", problem, 1.0, rounds=6, relation=name)
+        sigmas[name] = spy.measurements[0]
+    assert {s for _, s, _ in spy.selections} == {9.0}
+    assert sigmas["add_remove"] == pytest.approx(sigmas["replace_one"] / math.sqrt(2), rel=1e-12)
+    total = float(release.trace["model"].total)
+    assert total != problem.n and abs(total - problem.n) < 0.2 * problem.n
+    first = problem.workload.marginal_sizes[0]
+    assert release.answers[:first].sum() == pytest.approx(1.0, rel=1e-9)
+
+
+def test_warm_started_short_fit_matches_a_cold_fit():
+    """JAM-PGM's rounds: a fit warm-started from the previous clique set's model, with few
+    iterations, and compiled at XLA level 0, lands on the cold 3,000-iteration fit."""
+    problem = tiny_problem(4, 3)
+    domain = pgm.to_mbi(problem.private.domain)
+    data = select_measure.MarginalData(problem)
+    rng = np.random.default_rng(3)
+    cliques = [("a0", "a1"), ("a1", "a2"), ("a2", "a3"), ("a0", "a2", "a3")]
+    measured = [pgm.measurement(data.private(c) + rng.normal(0, 5, data.cells(c)), c, 1.0)
+                for c in cliques]
+    cold = pgm.fit(domain, measured, problem.n, 3000)
+    previous = pgm.fit(domain, measured[:3], problem.n, 1000, quick_compile=True)
+    warm = pgm.fit(domain, measured, problem.n, 300, warm_start=previous, quick_compile=True)
+    short = pgm.fit(domain, measured, problem.n, 50)
+    for clique in cliques:
+        exact, got = ModelMarginals(cold)(clique), ModelMarginals(warm)(clique)
+        assert np.abs(got - exact).sum() < 1e-2 * problem.n
+    assert sum(np.abs(ModelMarginals(short)(c) - ModelMarginals(cold)(c)).sum()
+               for c in cliques) > sum(np.abs(ModelMarginals(warm)(c) - ModelMarginals(cold)(c))
+                                       .sum() for c in cliques)
 
 
 def test_jam_pgm_with_the_private_data_as_public_beats_aim():
@@ -170,6 +212,10 @@ def test_public_tree_pretraining_with_the_private_data_as_public_beats_aim():
     ("aim", {"variant": "fast"}, "unknown option algo.variant; choose from"),
     ("aim", {"max_model_size": 1e-6}, "algo.max_model_size=1e-06 MB is below one workload"),
     ("aim", {"alpha": 1.0}, "algo.alpha must lie in (0, 1)"),
+    ("aim", {"relation": "swap"}, "unknown algo.relation='swap'; choose from replace_one, "
+                                  "add_remove"),
+    ("aim", {"public_init": True, "relation": "add_remove"},
+     "algo.public_init=true needs algo.relation=replace_one"),
     ("jam_pgm", {"rounds": 0}, "algo.rounds must be a positive integer, got 0"),
     ("jam_pgm", {"max_model_size": 0.0}, "algo.max_model_size=0 MB is below one workload"),
     ("mst", {"final_iters": 0}, "algo.final_iters must be a positive integer, got 0"),
@@ -193,6 +239,7 @@ def test_public_algorithms_refuse_a_problem_without_public_data():
     (["algo=aim", "algo.max_model_size=0.00001"], "is below one workload marginal"),
     (["algo=jam_pgm", "algo.alpha=1.5"], "algo.alpha must be a finite number in (0, 1)"),
     (["algo=aim", "algo.public_cliques=forest"], "expected one of [workload, tree]"),
+    (["algo=aim", "algo.relation=swap"], "expected one of [replace_one, add_remove]"),
 ])
 def test_runner_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
     from experiments.release import cli

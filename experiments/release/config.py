@@ -214,11 +214,17 @@ class PublicCliques(Enum):
     tree = "tree"
 
 
+class Neighbours(Enum):
+    replace_one = "replace_one"
+    add_remove = "add_remove"
+
+
 @dataclass
 class AIMConf(AlgoConf):
-    """AIM (McKenna et al. 2022) on Private-PGM, replace-one neighbours; ``rounds`` null: 16·d.
-    ``public_init`` pre-trains the model on public proxies: of the workload marginals, or of the
-    pairs of a spanning tree of the public data (``public_cliques``)."""
+    """AIM (McKenna et al. 2022) on Private-PGM, replace-one neighbours (``relation``: or
+    add/remove, the paper's); ``rounds`` null: 16·d. ``public_init`` pre-trains the model on
+    public proxies: of the workload marginals, or of the pairs of a spanning tree of the public
+    data (``public_cliques``)."""
 
     name: str = "aim"
     rounds: Optional[int] = None
@@ -229,6 +235,7 @@ class AIMConf(AlgoConf):
     public_init: bool = False
     public_stddev: float = 1.0
     public_cliques: PublicCliques = PublicCliques.workload
+    relation: Neighbours = Neighbours.replace_one
 
 
 @dataclass
@@ -249,8 +256,9 @@ class JAMPGMConf(AlgoConf):
     rounds: int = 30
     alpha: float = 0.2
     max_model_size: float = 80.0
-    iters: int = 1000
+    iters: int = 250
     final_iters: int = 1000
+    quick_compile: bool = True
 
 
 # ----------------------------------------------------------------------------- workload, run

@@ -1,16 +1,18 @@
 """AIM (McKenna, Mullins, Sheldon & Miklau 2022, "AIM: An Adaptive and Iterative Mechanism for
-Differentially Private Synthetic Data", PVLDB 15(11), arXiv 2201.12677), replace-one neighbours.
+Differentially Private Synthetic Data", PVLDB 15(11), arXiv 2201.12677), replace-one neighbours
+(``relation``: or add/remove, the paper's and its reference code's, for comparisons with them).
 
 Algorithm 2 with Algorithms 3 (initialisation) and 4 (budget annealing):
 
 * candidates C = downward closure of the workload, weight w_r = Σ_{s∈W} |r ∩ s| (line 8);
-* budget scale T (``rounds``, paper 16d), measurement share α = 0.9: σ₀ = sqrt(T/(αρ)) and
-  ε₀ = sqrt(8(1 − α)ρ/T), so a round costs 1/σ² + ε²/8 = ρ/T (lines 4, 9; the add/remove
-  σ₀ = sqrt(T/(2αρ)) becomes sqrt(T/(αρ)) at L2 sensitivity √2);
+* budget scale T (``rounds``, paper 16d), measurement share α = 0.9: σ₀ = Δ₂·sqrt(T/(2αρ)) and
+  ε₀ = sqrt(8(1 − α)ρ/T), so a round costs Δ₂²/(2σ²) + ε²/8 = ρ/T (lines 4, 9; Δ₂ = √2
+  replace-one, 1 add/remove as in the paper);
 * Alg. 3: every one-way marginal measured with σ₀, then the first model p̂₀;
 * each round: the size filter JT-SIZE ≤ (ρ_used/ρ)·MAX-SIZE (line 13; cliques already inside
   the model always pass), the exponential mechanism on
-  q_r = w_r·(‖M_r(D) − M_r(p̂)‖₁ − sqrt(2/π)·σ·n_r) with Δ = 2·max w_r (line 14), a Gaussian
+  q_r = w_r·(‖M_r(D) − M_r(p̂)‖₁ − sqrt(2/π)·σ·n_r) with Δ = Δ₁·max w_r (line 14; Δ₁ = 2
+  replace-one, 1 add/remove), a Gaussian
   measurement (line 15), a warm-started Private-PGM fit (line 16), and annealing: σ ← σ/2,
   ε ← 2ε when the new model moved M_r by at most sqrt(2/π)·σ·n_r (Alg. 4 lines 2–6);
 * the last round spends exactly what is left (Alg. 4 lines 8–10), then a final fit.
@@ -36,10 +38,10 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 
 from pubpriv_core.algorithms import pgm
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, MarginalData, MeasurementSet,
-                                                    Mechanisms, check_fraction,
-                                                    check_model_size, check_positive_int,
-                                                    expected_noise_l1, parse_options, release)
+from pubpriv_core.algorithms.select_measure import (MarginalData, MeasurementSet, Mechanisms,
+                                                    check_fraction, check_model_size,
+                                                    check_positive_int, expected_noise_l1,
+                                                    parse_options, relation, release)
 from pubpriv_core.privacy import rho_from_eps
 
 PUBLIC_CLIQUES = ("workload", "tree")
@@ -57,6 +59,7 @@ class AIMOptions:
     public_init: bool = False       # pre-train on public proxies (``public_cliques``)
     public_stddev: float = 1.0      # loss weight (stddev) of a public proxy
     public_cliques: str = "workload"  # proxies: the workload marginals, or a public "tree"
+    relation: str = "replace_one"   # neighbours: replace_one (n public) or add_remove
 
     @classmethod
     def from_config(cls, problem: ReleaseProblem, options: dict) -> "AIMOptions":
@@ -77,6 +80,9 @@ class AIMOptions:
         check_fraction("alpha", self.alpha)
         check_positive_int("iters", self.iters, allow_none=False)
         check_positive_int("final_iters", self.final_iters, allow_none=False)
+        if self.public_init and not relation(self.relation).public_n:
+            raise ValueError("algo.public_init=true needs algo.relation=replace_one (a public "
+                             "proxy would fix the private total); drop one of them")
         if self.public_cliques not in PUBLIC_CLIQUES:
             raise ValueError(f"unknown algo.public_cliques={self.public_cliques!r}; choose from "
                              f"{', '.join(PUBLIC_CLIQUES)}")
@@ -108,12 +114,14 @@ class AIMRun:
         self.problem, self.opts, self.rho = problem, opts, rho
         self.domain = pgm.to_mbi(problem.private.domain)
         self.data = MarginalData(problem)
-        self.mechanisms = Mechanisms(rho, rng)
+        self.relation = relation(opts.relation)
+        self.mechanisms = Mechanisms(rho, rng, self.relation)
         workload = pgm.workload_cliques(problem.workload)
         self.candidates = pgm.downward_closure(workload, problem.private.domain)
         self.weight = {r: sum(len(set(r) & set(s)) for s in workload) for r in self.candidates}
         scale = opts.rounds or 16 * len(self.domain)
-        self.sigma = math.sqrt(scale / (opts.alpha * rho))
+        self.l2 = self.relation.marginal_l2
+        self.sigma = self.l2 * math.sqrt(scale / (2 * opts.alpha * rho))
         self.eps = math.sqrt(8 * (1 - opts.alpha) * rho / scale)
         self.private = MeasurementSet()
         self.public = MeasurementSet()
@@ -138,7 +146,7 @@ class AIMRun:
     def fit(self, iters: int) -> None:
         self.model = pgm.fit(self.domain,
                              self.private.measurements() + self.public.measurements(),
-                             self.problem.n, iters, warm_start=self.model)
+                             self.relation.total(self.problem), iters, warm_start=self.model)
 
     def model_cliques(self) -> list[pgm.Clique]:
         return self.private.cliques + self.public.cliques
@@ -151,14 +159,14 @@ class AIMRun:
                 or pgm.model_size_mb(self.domain, [*cliques, r]) <= limit_mb]
 
     def round_cost(self) -> float:
-        return 1.0 / self.sigma ** 2 + self.eps ** 2 / 8.0
+        return self.l2 ** 2 / (2.0 * self.sigma ** 2) + self.eps ** 2 / 8.0
 
     def plan_round(self) -> bool:
         """Alg. 4 lines 8–10: spend all that is left if less than two rounds remain; True then."""
         remaining = self.rho - self.mechanisms.budget.spent
         if remaining > 2.0 * self.round_cost():
             return False
-        self.sigma = math.sqrt(1.0 / (self.opts.alpha * remaining))
+        self.sigma = self.l2 * math.sqrt(1.0 / (2.0 * self.opts.alpha * remaining))
         self.eps = math.sqrt(8.0 * (1.0 - self.opts.alpha) * remaining)
         return True
 
@@ -171,7 +179,8 @@ class AIMRun:
         weights = np.array([self.weight[r] for r in eligible], dtype=float)
         errors = np.array([np.abs(self.data.private(r) - est).sum() - expected_noise_l1(
             self.sigma, self.data.cells(r)) for r, est in zip(eligible, estimates)])
-        pick = self.mechanisms.select(weights * errors, self.eps, MARGINAL_L1 * weights.max(),
+        pick = self.mechanisms.select(weights * errors, self.eps,
+                                      self.relation.marginal_l1 * weights.max(),
                                       f"round {len(self.selected) + 1}")
         return eligible[pick], estimates[pick]
 

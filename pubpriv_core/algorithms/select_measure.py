@@ -1,11 +1,12 @@
 """What AIM, MST and JAM-PGM share: charged mechanisms, marginal data, and the release.
 
-Neighbouring relation: replace one record, n public (the relation of PMW^Pub here, and of
-JAM-PGM: Fuentes et al. 2024). A full marginal of counts then changes in two cells by one:
-L1 sensitivity 2, L2 sensitivity √2, so N(0, σ²) per cell costs 2/(2σ²) = 1/σ² zCDP
-(Bun & Steinke 2016, Prop. 1.6) and an L1 distance to a data-independent vector has
-sensitivity 2. The AIM and MST papers state add/remove costs (sensitivity 1); every budget
-below is the replace-one one. The total n is public, so models are fitted with total n.
+Neighbouring relation (:class:`Relation`): by default replace one record, n public (the
+relation of PMW^Pub here, and of JAM-PGM: Fuentes et al. 2024). A full marginal of counts then
+changes in two cells by one: L1 sensitivity 2, L2 sensitivity √2, so N(0, σ²) per cell costs
+2/(2σ²) = 1/σ² zCDP (Bun & Steinke 2016, Prop. 1.6) and an L1 distance to a data-independent
+vector has sensitivity 2; models are fitted with total n. AIM also offers add/remove one record
+(the relation of the AIM and MST papers and their reference code): sensitivities 1, N(0, σ²)
+costs 1/(2σ²), n is private and the model's total is estimated from the measurements.
 
 Every selection is the exponential mechanism charged ε²/8 (bounded range: Cesar & Rogers 2021)
 and every measurement the Gaussian mechanism, both charged to one
@@ -24,8 +25,33 @@ from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.privacy import (ZCDPBudget, bounded_range_zcdp, exponential_mechanism,
                                   gaussian_mechanism, gaussian_zcdp)
 
-MARGINAL_L1 = 2.0             # replace-one L1 sensitivity of a marginal of counts
-MARGINAL_L2 = math.sqrt(2.0)  # replace-one L2 sensitivity of a marginal of counts
+
+@dataclasses.dataclass(frozen=True)
+class Relation:
+    """A neighbouring relation: the L1 and L2 sensitivities of a marginal of counts and whether
+    the number of records n is public."""
+
+    name: str
+    marginal_l1: float
+    marginal_l2: float
+    public_n: bool
+
+    def total(self, problem: ReleaseProblem) -> float | None:
+        """The model total: n when it is public, else None (estimated from measurements)."""
+        return float(problem.n) if self.public_n else None
+
+
+REPLACE_ONE = Relation("replace_one", 2.0, math.sqrt(2.0), True)
+ADD_REMOVE = Relation("add_remove", 1.0, 1.0, False)
+RELATIONS = {r.name: r for r in (REPLACE_ONE, ADD_REMOVE)}
+MARGINAL_L1 = REPLACE_ONE.marginal_l1   # replace-one L1 sensitivity of a marginal of counts
+
+
+def relation(name: str) -> Relation:
+    """The relation called ``name``; an unknown one is a one-line ValueError."""
+    if name not in RELATIONS:
+        raise ValueError(f"unknown algo.relation={name!r}; choose from {', '.join(RELATIONS)}")
+    return RELATIONS[name]
 
 
 def expected_noise_l1(sigma: float, cells: int) -> float:
@@ -38,9 +64,10 @@ class Mechanisms:
     """The privacy-spending steps of one run: each is charged to ``budget``, then run with
     ``rng``; :attr:`budget` is the ledger of every selection and measurement."""
 
-    def __init__(self, rho: float, rng: np.random.Generator):
+    def __init__(self, rho: float, rng: np.random.Generator, rel: Relation = REPLACE_ONE):
         self.budget = ZCDPBudget(rho)
         self.rng = rng
+        self.relation = rel
 
     def select(self, scores: np.ndarray, eps: float, sensitivity: float, label: str) -> int:
         """Exponential mechanism at ``eps`` on scores of sensitivity ``sensitivity``."""
@@ -48,8 +75,8 @@ class Mechanisms:
         return exponential_mechanism(scores, eps, sensitivity, self.rng)
 
     def measure(self, values: np.ndarray, sigma: float, label: str) -> np.ndarray:
-        """A marginal of counts plus N(0, σ²) per cell (L2 sensitivity √2)."""
-        self.budget.charge(gaussian_zcdp(sigma, MARGINAL_L2), f"measure {label}")
+        """A marginal of counts plus N(0, σ²) per cell (the relation's L2 sensitivity)."""
+        self.budget.charge(gaussian_zcdp(sigma, self.relation.marginal_l2), f"measure {label}")
         return gaussian_mechanism(values, sigma, self.rng)
 
 
@@ -144,13 +171,14 @@ def check_fraction(name: str, value: float) -> None:
 
 def release(algo: str, problem: ReleaseProblem, model, mechanisms: Mechanisms, delta: float,
             start: float, rounds: int, trace: dict) -> Release:
-    """The model's marginals on every workload cell, as fractions of n (query order of
-    :class:`~pubpriv_core.queries.MarginalWorkload`), with the ledger's ρ and (ε, δ). The
+    """The model's marginals on every workload cell, as fractions of the model's total (n under
+    replace-one; query order of :class:`~pubpriv_core.queries.MarginalWorkload`), with the
+    ledger's ρ and (ε, δ). The
     release is the model itself (``trace["model"]``, an ``mbi.MarkovRandomField``), not a
     weighted support."""
     marginals = pgm.ModelMarginals(model)
     cliques = pgm.workload_cliques(problem.workload)
-    answers = np.concatenate([marginals(c) for c in cliques]) / problem.n
+    answers = np.concatenate([marginals(c) for c in cliques]) / marginals.total
     budget = mechanisms.budget
     trace = {**trace, "model": model, "ledger": list(budget.ledger), "rounds": rounds,
              "model_size_mb": pgm.model_size_mb(model.potentials.domain,
