@@ -5,10 +5,11 @@ For each setting — ADULT (Fig. 2: 3-way, W = 256, every public bias Δ) and ev
 sweep does, solves the LP by constraint generation
 (:func:`~pubpriv_core.algorithms.best_mixture.best_mixture_exact`) and prints the support size,
 the present cells, the floor c (largest answer of an absent cell), the certified value with its
-lower bound, the rounds (0: certified by the first-order start alone), working and active cells,
-the wall and CPU seconds of the whole call (incidence matrix and solve; they differ when other
-processes share the cores) and the wall seconds of the solve alone, the load average at the end
-of the solve, and the paper's MW estimate (100 rounds).
+lower bound and whether that bound is c itself (f = c) or a restricted LP's value, the rounds
+(0: certified by the first-order start alone), working and active cells, the wall and CPU
+seconds of the whole call (incidence matrix and solve; they differ when other processes share
+the cores) and the wall seconds of the solve alone, the load average at the end of the solve,
+and the paper's MW estimate (100 rounds).
 
     PUBPRIV_DATA=../shared/data python scripts/bench_mixture.py [--only nist] [--no-mw]
         [--time-limit 60]
@@ -54,7 +55,7 @@ def measure(overrides: list[str], with_mw: bool, time_limit: float) -> str:
         problem = build_problem(cfg, 0)
     answerer = problem.public_answerer
     present, floor = _split(answerer, problem.true_answers)
-    line = f"support {answerer.size:6d}  present {present.size:7d}  floor {floor:.5f}  "
+    line = f"support {answerer.size:6d}  present {present.size:7d}  floor {floor:.6f}  "
     cpu, wall = time.process_time(), time.perf_counter()
     try:
         solution = best_mixture_exact(answerer, problem.true_answers, problem.public_weights,
@@ -62,7 +63,8 @@ def measure(overrides: list[str], with_mw: bool, time_limit: float) -> str:
     except LPTimeLimitError:
         line += f"not certified within {time_limit:g} s ({time.process_time() - cpu:.1f} s CPU)"
     else:
-        line += (f"f {solution.value:.6f} (lower {solution.lower:.6f})  rounds "
+        relation = "= c" if solution.lower == floor else "> c"
+        line += (f"f {solution.value:.6f} (lower {solution.lower:.6f}, {relation})  rounds "
                  f"{solution.rounds:2d}  working {solution.working_cells:6d}  active "
                  f"{solution.active_cells:5d}  {time.perf_counter() - wall:6.1f} s wall "
                  f"({time.process_time() - cpu:.1f} s CPU; solve {solution.runtime_s:.1f} s)")
