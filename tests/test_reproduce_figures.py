@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 from experiments.release import figures
 from experiments.release.figures import ALGO_NAMES, few_rounds_note, plot_artefact
 from experiments.release.paired import grid_edges
-from experiments.release.summary import build, hyper_text, summary_text
+from experiments.release.summary import build, hyper_text, selected_table, summary_text
 from experiments.release.tuning import select
 
 EPS = [0.1, 0.15, 0.2, 0.25, 0.5, 1.0]
@@ -123,3 +123,16 @@ def test_grid_edges_give_the_best_interior_setting_and_its_gap():
     row = edges[(edges["line"] == "r / PMW^Pub [MA-2018]") & (edges["eps"] == 1.0)].iloc[0]
     assert row["interior"] == 25
     assert row["gap"] == pytest.approx(0.1 * row["interior_mean"] / 1.1, rel=0.2)
+
+
+def test_selected_csv_labels_the_mw_estimate_where_the_lp_did_not_certify():
+    table = collected()
+    table.loc[(table["algo"] == "best_mixture") & (table["source"] == "TX-2019"),
+              "trace_lp_value"] = np.nan
+    refs = selected_table(build(table, "paper")).query("algo == 'best_mixture'").set_index(
+        "source")
+    assert refs.loc["MA-2018", "tuning"] == "ε-free (exact LP)"
+    assert refs.loc["MA-2018", "mean"] == pytest.approx(0.01)
+    assert refs.loc["TX-2019", "tuning"].startswith("ε-free (MW-100 estimate")
+    assert refs.loc["TX-2019", "mean"] == pytest.approx(0.15)
+    assert set(refs["mw_estimate"].round(6)) == {0.02, 0.15}
