@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Benchmark AIM, MST and JAM-PGM on the NIST reduced domain: time per run and error.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--runs 3] [--algos aim mst
-aim_public_tree aim_public_init]``
+Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--runs 3] [--delta 1e-9]
+[--algos aim mst aim_add_remove jam_pgm_full_fits aim_public_tree aim_public_init]``
 
 The setting and what is printed are described in :mod:`experiments.release.bench.pgm`.
 """
@@ -18,10 +18,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=positive_int, default=3)
     parser.add_argument("--eps", type=positive_float, default=1.0)
+    parser.add_argument("--delta", type=positive_float, default=None,
+                        help="δ (default 1/n²; the reference codes use 1e-9)")
     parser.add_argument("--algos", nargs="+", default=["aim", "mst", "jam_pgm"],
                         choices=list(VARIANTS))
     args = parser.parse_args(argv)
-    run_or_fail(run_benchmark, args.algos, args.runs, args.eps)
+    run_or_fail(run_benchmark, args.algos, args.runs, args.eps, args.delta)
 
 
 if __name__ == "__main__":
