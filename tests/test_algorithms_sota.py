@@ -286,3 +286,20 @@ def test_versus_aim_pairs_runs_and_picks_the_best_average_T():
     assert out.loc[("JAM-PGM [MA-2018]", 0.1), "runs"] == 5
     assert out.loc[("public only [MA-2018]", 0.1), "max_error − AIM"].endswith("lower")
     assert out.loc[("JAM-PGM [MA-2018]", 1.0), "mean_error − AIM"].endswith("undecided")
+
+
+def test_coverage_notes_state_the_eps_sources_and_runs_per_line():
+    import pandas as pd
+
+    from experiments.release.sota import coverage_notes, lines
+
+    rows = [dict(algo="aim", eps=1.0, T=1, run=r, max_error=0.03, mean_error=0.002,
+                 uses_public=False) for r in range(5)]
+    rows += [dict(algo="jam_pgm", eps=1.0, T=1, run=r, max_error=0.02, mean_error=0.002,
+                  uses_public=True) for r in range(2)]
+    table = pd.DataFrame(rows).assign(public="dataset", dataset_region="ma", public_year=2018,
+                                      public_fraction=1.0)
+    text = "\n".join(coverage_notes(lines(table)))
+    assert "ε: 1. Public sources: MA-2018." in text
+    assert "AIM: 5; JAM-PGM [MA-2018]: 2." in text
+    assert "python scripts/reproduce.py sota" in text

@@ -68,12 +68,29 @@ def notes(configs: list[dict]) -> list[str]:
     if table.empty or not (table["algo"] == "aim").any():
         return ["", "## Versus AIM", "", "No AIM records yet."]
     named = lines(table)
+    coverage = coverage_notes(named)
     own = named[named["name"] == "AIM"].groupby("eps")[list(METRICS)].agg(
         ["mean", "std", "count"]).round(5)
     own.columns = [" ".join(c) for c in own.columns]
-    return ["", "## Versus AIM (no public data): line − AIM, mean [95% CI] over shared runs", "",
+    return [*coverage, "",
+            "## Versus AIM (no public data): line − AIM, mean [95% CI] over shared runs", "",
             "\"lower\": the whole interval is below 0 (the line's error is lower than AIM's); "
             "\"higher\": above 0; \"undecided\": it contains 0. PMW^Pub and MWEM at their "
             "best-average T; the public data alone is ε-free and paired with AIM at each ε.",
             "", "AIM's own errors:", "", markdown(own), "",
             markdown(versus_aim(table).round(5).set_index("line"))]
+
+
+def coverage_notes(named: pd.DataFrame) -> list[str]:
+    """summary.md lines: the ε values, public sources and runs per line that the records hold,
+    so that a cut grid says what it covers; the full grid is the artefact's own command."""
+    runs = named.groupby(["name", "source"])["run"].nunique()
+    eps = ", ".join(f"{e:g}" for e in sorted(named["eps"].unique()))
+    sources = ", ".join(sorted(s for s in named["source"].unique() if s))
+    per_line = "; ".join(f"{name}{f' [{source}]' if source else ''}: {n}"
+                         for (name, source), n in runs.items())
+    return ["", "## Coverage of the records", "",
+            f"ε: {eps}. Public sources: {sources}. Runs per line: {per_line}.",
+            "The full grid is `python scripts/reproduce.py sota` (every ε of Fig. 1, the three "
+            "Fig. 1 sources, 5 runs; the best mixture is one non-private run by design) or "
+            "`sota_adult`; fewer runs, ε or sources than that are a cut grid."]
