@@ -120,8 +120,7 @@ class AIMRun:
         self.candidates = pgm.downward_closure(workload, problem.private.domain)
         self.weight = {r: sum(len(set(r) & set(s)) for s in workload) for r in self.candidates}
         scale = opts.rounds or 16 * len(self.domain)
-        self.l2 = self.relation.marginal_l2
-        self.sigma = self.l2 * math.sqrt(scale / (2 * opts.alpha * rho))
+        self.sigma = self.relation.marginal_l2 * math.sqrt(scale / (2 * opts.alpha * rho))
         self.eps = math.sqrt(8 * (1 - opts.alpha) * rho / scale)
         self.private = MeasurementSet()
         self.public = MeasurementSet()
@@ -159,14 +158,14 @@ class AIMRun:
                 or pgm.model_size_mb(self.domain, [*cliques, r]) <= limit_mb]
 
     def round_cost(self) -> float:
-        return self.l2 ** 2 / (2.0 * self.sigma ** 2) + self.eps ** 2 / 8.0
+        return self.relation.marginal_l2 ** 2 / (2.0 * self.sigma ** 2) + self.eps ** 2 / 8.0
 
     def plan_round(self) -> bool:
         """Alg. 4 lines 8–10: spend all that is left if less than two rounds remain; True then."""
         remaining = self.rho - self.mechanisms.budget.spent
         if remaining > 2.0 * self.round_cost():
             return False
-        self.sigma = self.l2 * math.sqrt(1.0 / (2.0 * self.opts.alpha * remaining))
+        self.sigma = self.relation.marginal_l2 * math.sqrt(1.0 / (2.0 * self.opts.alpha * remaining))
         self.eps = math.sqrt(8.0 * (1.0 - self.opts.alpha) * remaining)
         return True
 

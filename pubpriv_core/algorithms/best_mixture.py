@@ -67,13 +67,8 @@ def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
 def present_incidence(answerer: SupportAnswerer) -> sp.csr_matrix:
     """0/1 matrix [q(x)] over the answerer's queries × support rows. Each support row lies in
     exactly one cell of each marginal, so the matrix is built column by column (W non-zeros per
-    row of X̂, |X̂|·W in all; no dense |Q|×|X̂| table). Global cell ids are renumbered to the
-    answerer's present queries through one lookup table over the workload's queries."""
-    ids = answerer.workload.cell_ids(answerer.records)
-    if answerer.queries is not None:
-        own = np.full(answerer.workload.num_queries, -1, dtype=np.int32)
-        own[answerer.queries] = np.arange(answerer.queries.size, dtype=np.int32)
-        ids = own[ids]
+    row of X̂, |X̂|·W in all; no dense |Q|×|X̂| table)."""
+    ids = answerer.cell_ids(np.arange(answerer.size))
     width = ids.shape[1]
     indptr = np.arange(0, ids.size + 1, width, dtype=np.int64)
     matrix = sp.csc_matrix((np.ones(ids.size), ids.ravel(), indptr),

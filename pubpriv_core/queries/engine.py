@@ -178,11 +178,15 @@ class SupportAnswerer:
         return out
 
     def cell_ids(self, rows: np.ndarray) -> np.ndarray:
-        """(len(rows), W) query ids (own numbering) of the given support rows."""
+        """(len(rows), W) query ids (own numbering) of the given support rows: global ids
+        renumbered through one lookup table over the workload's queries (every cell a support
+        row reaches is kept)."""
         ids = self.workload.cell_ids(self.records[rows])
         if self.queries is None:
             return ids
-        return np.searchsorted(self.queries, ids).astype(np.int32)
+        own = np.full(self.workload.num_queries, -1, dtype=np.int32)
+        own[self.queries] = np.arange(self.queries.size, dtype=np.int32)
+        return own[ids]
 
     def incidence(self, queries: np.ndarray) -> sp.csr_matrix:
         """Sparse 0/1 matrix [q(x)] for the given sorted (own-numbering) query ids × support rows
