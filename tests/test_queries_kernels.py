@@ -154,6 +154,24 @@ def test_answer_records_sums_in_blocks_of_rows():
     np.testing.assert_array_equal(answer_records(workload, records, weights), expected)
 
 
+@pytest.mark.parametrize("last", [63, 64, 65])
+def test_narrow_cell_ids_are_exact_at_the_type_boundary(last):
+    """4-way tables of 8·8·8·last cells: 2^15 − 512, 2^15 (16-bit ids) and 2^15 + 512 (32-bit)
+    cells; rows in the top cells sum exactly as the 64-bit bincount of a cell-id table."""
+    domain = Domain(["a", "b", "c", "d"], [8, 8, 8, last])
+    workload = MarginalWorkload(domain, ((0, 1, 2, 3), (1, 2, 3)))
+    rng = np.random.default_rng(last)
+    records = np.column_stack([rng.integers(0, s, 300) for s in domain.shape])
+    records[:5] = [7, 7, 7, last - 1]
+    weights = rng.random(len(records))
+    plan = MarginalPlan.build(workload, 0)
+    assert kernels.cell_dtype(plan.cells) == (np.int16 if last <= 64 else np.int32)
+    out = np.zeros(workload.num_queries)
+    kernels.add_marginals(kernels.compact_codes(records), weights, plan, out)
+    np.testing.assert_array_equal(out, cell_table_answers(workload, records, weights))
+    assert out[8 * 8 * 8 * last - 1] == weights[:5].sum()
+
+
 def test_threads_do_not_change_answers():
     workload, records, weights = random_case(4)
     plan = MarginalPlan.build(workload, 32)

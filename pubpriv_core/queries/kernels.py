@@ -16,7 +16,12 @@ a table (a marginal, or a super-marginal covering several) is filled in increasi
 its cells are then added into its members' cells. Tables write disjoint parts of ``out``, so the
 result is the same for any number of threads; with one table per marginal it is the same
 floating-point sum as a row-ordered ``numpy.bincount`` or a CSR product. Reading the k code
-columns of a table as 1-d arrays (not through a 2-d index) halves the cost.
+columns of a table as 1-d arrays (not through a 2-d index) halves the cost. Tables of k > 3
+attributes compute the cells of a sweep of rows in the narrowest integer type that holds the
+largest table's cell ids (:func:`cell_dtype`): every partial sum Σ_{i≤j} codes·s_i is at most the
+row's cell id, so the ids are exact, and 16-bit lanes compute them ≈ 6× faster than 64-bit ones
+(full-ACS plan, 696 tables of ≤ 4,096 cells, 130K rows: 0.04 s against 0.24 s per pass, one
+core; AVX2 has no 64-bit vector multiply).
 """
 from __future__ import annotations
 
@@ -40,11 +45,17 @@ _SWEEP = 1024
 PARALLEL_MIN_PAIRS = 2 ** 22
 
 
+def cell_dtype(cells: np.ndarray) -> type:
+    """The narrowest signed integer type holding every cell id of tables of ``cells`` cells."""
+    top = int(cells.max()) if cells.size else 1
+    return np.int16 if top <= 2 ** 15 else np.int32 if top <= 2 ** 31 else np.int64
+
+
 @nb.njit(nogil=True, cache=True)
 def _block_sums(codes, attrs, strides, k, values, lo, hi, block, ids):
     """block[cell(x)] += values[x] for rows x in [lo, hi), in order. The code columns are read
     as 1-d arrays; k > 3 first accumulates the cells of ``_SWEEP`` rows column by column into
-    ``ids``, then adds."""
+    ``ids`` (of the strides' integer type, :func:`cell_dtype`), then adds."""
     if k == 3:
         c0, c1, c2, s0, s1 = codes[attrs[0]], codes[attrs[1]], codes[attrs[2]], strides[0], strides[1]
         for x in range(lo, hi):
@@ -101,25 +112,28 @@ def _add_parallel(codes, values, attrs, strides, ks, cells, pair_start, src, dst
                   out):
     for g in nb.prange(ks.size):
         _fill_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst,
-                    chunk, out, np.zeros(cells[g]), np.empty(_SWEEP, dtype=np.int64))
+                    chunk, out, np.zeros(cells[g]), np.empty(_SWEEP, dtype=strides.dtype))
 
 
 @nb.njit(cache=True, nogil=True)
 def _add_serial(codes, values, attrs, strides, ks, cells, pair_start, src, dst, chunk,
                 out):
-    block, ids = np.zeros(cells.max()), np.empty(_SWEEP, dtype=np.int64)
+    block, ids = np.zeros(cells.max()), np.empty(_SWEEP, dtype=strides.dtype)
     for g in range(ks.size):
         _fill_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst,
                     chunk, out, block, ids)
 
 
 def _add(codes, values, plan, chunk, out):
-    """One thread for small passes (waking threads costs more than it saves), all cores else."""
+    """One thread for small passes (waking threads costs more than it saves), all cores else.
+    Cells are computed in :func:`cell_dtype` of the plan's tables."""
+    attrs, strides, *rest = plan.arrays()
+    arrays = (attrs, strides.astype(cell_dtype(plan.cells)), *rest)
     if values.size * plan.num_tables < PARALLEL_MIN_PAIRS:
-        _add_serial(codes, values, *plan.arrays(), chunk, out)
+        _add_serial(codes, values, *arrays, chunk, out)
         return
     with _PARALLEL_LOCK:
-        _add_parallel(codes, values, *plan.arrays(), chunk, out)
+        _add_parallel(codes, values, *arrays, chunk, out)
 
 
 def add_marginals(codes, weights, plan, out, chunk=None):
