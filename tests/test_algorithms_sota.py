@@ -48,7 +48,7 @@ def three():
 
 
 def test_model_marginals_match_mbi_variable_elimination(three):
-    model = run("aim", three, 5.0, rounds=3).trace["model"]
+    model = run("aim", three, 5.0, rounds=3, estimator="mbi").trace["model"]
     marginals = ModelMarginals(model)
     for clique in [("a0", "a2"), ("a2", "a0"), ("a1",), ("a0", "a1", "a2")]:
         expected = np.asarray(model.project(clique).datavector())
@@ -153,10 +153,12 @@ def test_warm_started_short_fit_matches_a_cold_fit():
     cliques = [("a0", "a1"), ("a1", "a2"), ("a2", "a3"), ("a0", "a2", "a3")]
     measured = [pgm.measurement(data.private(c) + rng.normal(0, 5, data.cells(c)), c, 1.0)
                 for c in cliques]
-    cold = pgm.fit(domain, measured, problem.n, 3000)
-    previous = pgm.fit(domain, measured[:3], problem.n, 1000, quick_compile=True)
-    warm = pgm.fit(domain, measured, problem.n, 300, warm_start=previous, quick_compile=True)
-    short = pgm.fit(domain, measured, problem.n, 50)
+    cold = pgm.fit(domain, measured, problem.n, 3000, estimator="mbi")
+    previous = pgm.fit(domain, measured[:3], problem.n, 1000, quick_compile=True,
+                       estimator="mbi")
+    warm = pgm.fit(domain, measured, problem.n, 300, warm_start=previous, quick_compile=True,
+                   estimator="mbi")
+    short = pgm.fit(domain, measured, problem.n, 50, estimator="mbi")
     for clique in cliques:
         exact, got = ModelMarginals(cold)(clique), ModelMarginals(warm)(clique)
         assert np.abs(got - exact).sum() < 1e-2 * problem.n

@@ -219,6 +219,12 @@ class Neighbours(Enum):
     add_remove = "add_remove"
 
 
+class PGMEstimator(Enum):
+    auto = "auto"
+    mbi = "mbi"
+    full_table = "full_table"
+
+
 @dataclass
 class AIMConf(AlgoConf):
     """AIM (McKenna et al. 2022) on Private-PGM, replace-one neighbours (``relation``: or
@@ -236,6 +242,7 @@ class AIMConf(AlgoConf):
     public_stddev: float = 1.0
     public_cliques: PublicCliques = PublicCliques.workload
     relation: Neighbours = Neighbours.replace_one
+    estimator: PGMEstimator = PGMEstimator.auto
 
 
 @dataclass
@@ -245,6 +252,7 @@ class MSTConf(AlgoConf):
     name: str = "mst"
     iters: int = 1000
     final_iters: int = 5000
+    estimator: PGMEstimator = PGMEstimator.auto
 
 
 @dataclass
@@ -259,6 +267,7 @@ class JAMPGMConf(AlgoConf):
     iters: int = 250
     final_iters: int = 1000
     quick_compile: bool = True
+    estimator: PGMEstimator = PGMEstimator.auto
 
 
 # ----------------------------------------------------------------------------- workload, run

@@ -60,6 +60,7 @@ class AIMOptions:
     public_stddev: float = 1.0      # loss weight (stddev) of a public proxy
     public_cliques: str = "workload"  # proxies: the workload marginals, or a public "tree"
     relation: str = "replace_one"   # neighbours: replace_one (n public) or add_remove
+    estimator: str = "auto"         # Private-PGM on the junction tree (mbi) or the joint table
 
     @classmethod
     def from_config(cls, problem: ReleaseProblem, options: dict) -> "AIMOptions":
@@ -80,6 +81,7 @@ class AIMOptions:
         check_fraction("alpha", self.alpha)
         check_positive_int("iters", self.iters, allow_none=False)
         check_positive_int("final_iters", self.final_iters, allow_none=False)
+        pgm.check_estimator(self.estimator)
         if self.public_init and not relation(self.relation).public_n:
             raise ValueError("algo.public_init=true needs algo.relation=replace_one (a public "
                              "proxy would fix the private total); drop one of them")
@@ -145,7 +147,8 @@ class AIMRun:
     def fit(self, iters: int) -> None:
         self.model = pgm.fit(self.domain,
                              self.private.measurements() + self.public.measurements(),
-                             self.relation.total(self.problem), iters, warm_start=self.model)
+                             self.relation.total(self.problem), iters, warm_start=self.model,
+                             estimator=self.opts.estimator)
 
     def model_cliques(self) -> list[pgm.Clique]:
         return self.private.cliques + self.public.cliques

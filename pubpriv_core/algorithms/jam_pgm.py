@@ -51,7 +51,8 @@ class JAMOptions:
     max_model_size: float = 80.0   # MAX-SIZE, MB of junction-tree tables
     iters: int = 250               # Private-PGM iterations per round (warm-started)
     final_iters: int = 1000        # iterations of the final fit
-    quick_compile: bool = True     # compile the estimator at XLA optimisation level 0
+    quick_compile: bool = True     # mbi's estimator compiled at XLA optimisation level 0
+    estimator: str = "auto"        # Private-PGM on the junction tree (mbi) or the joint table
 
     @classmethod
     def from_config(cls, problem: ReleaseProblem, options: dict) -> "JAMOptions":
@@ -68,6 +69,7 @@ class JAMOptions:
         check_fraction("alpha", self.alpha)
         check_positive_int("iters", self.iters, allow_none=False)
         check_positive_int("final_iters", self.final_iters, allow_none=False)
+        pgm.check_estimator(self.estimator)
 
 
 class JAMRun:
@@ -128,7 +130,8 @@ class JAMRun:
 
     def fit(self, iters: int) -> None:
         self.model = pgm.fit(self.domain, self.measurements.measurements(), self.problem.n, iters,
-                             warm_start=self.model, quick_compile=self.opts.quick_compile)
+                             warm_start=self.model, quick_compile=self.opts.quick_compile,
+                             estimator=self.opts.estimator)
 
 
 def run_jam_pgm(problem: ReleaseProblem, *, eps: float, delta: float, T: int,

@@ -38,6 +38,7 @@ class MSTOptions:
 
     iters: int = 1000          # fit of the one-way model used by the selection
     final_iters: int = 5000    # final fit on the one- and two-way measurements
+    estimator: str = "auto"    # Private-PGM on the junction tree (mbi) or the joint table
 
     @classmethod
     def from_config(cls, problem: ReleaseProblem, options: dict) -> "MSTOptions":
@@ -45,6 +46,7 @@ class MSTOptions:
         opts = parse_options(cls, options)
         check_positive_int("iters", opts.iters, allow_none=False)
         check_positive_int("final_iters", opts.final_iters, allow_none=False)
+        pgm.check_estimator(opts.estimator)
         d = len(problem.private.domain)
         if d < 2:
             raise ValueError(f"MST needs at least 2 attributes, the dataset has {d}; "
@@ -85,13 +87,14 @@ def run_mst(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     sigma1 = math.sqrt(3 * d / rho)
     for a in attributes:
         measurements.add((a,), mechanisms.measure(data.private((a,)), sigma1, a), sigma1)
-    model = pgm.fit(domain, measurements.measurements(), problem.n, opts.iters)
+    model = pgm.fit(domain, measurements.measurements(), problem.n, opts.iters,
+                    estimator=opts.estimator)
     tree = spanning_tree(data, model, attributes, math.sqrt(8 * rho / 3 / (d - 1)), mechanisms)
     sigma2 = math.sqrt(3 * (d - 1) / rho)
     for pair in tree:
         measurements.add(pair, mechanisms.measure(data.private(pair), sigma2, str(pair)), sigma2)
     model = pgm.fit(domain, measurements.measurements(), problem.n, opts.final_iters,
-                    warm_start=model)
+                    warm_start=model, estimator=opts.estimator)
     trace = {"selected": [",".join(p) for p in tree], "sigma_one_way": sigma1,
              "sigma_two_way": sigma2}
     return release("mst", problem, model, mechanisms, delta, start, d - 1, trace)

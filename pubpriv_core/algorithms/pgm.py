@@ -7,7 +7,8 @@ is the glue: JAX runs on the CPU in float64 with its persistent compilation cach
 package's own advice, printed as a warning otherwise); cliques are tuples of attribute names in
 domain order; data marginals are computed here by ``bincount`` and model marginals by exact
 variable elimination in NumPy (:class:`ModelMarginals`), which avoids compiling one JAX program
-per queried clique.
+per queried clique. :func:`fit` chooses between ``mbi``'s junction-tree estimator and the same
+mirror descent on the joint table (:mod:`~pubpriv_core.algorithms.pgm_joint`) for small domains.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ jax.config.update("jax_enable_compilation_cache", False)
 import mbi  # noqa: E402  (after the JAX settings above, which mbi checks on import)
 from mbi import estimation, junction_tree  # noqa: E402
 
+from pubpriv_core.algorithms import pgm_joint  # noqa: E402
 from pubpriv_core.data.domain import Domain  # noqa: E402
 from pubpriv_core.queries import MarginalWorkload  # noqa: E402
 
@@ -81,15 +83,51 @@ class QuickCompileMirrorDescent(estimation.MirrorDescent):
                           compiler_options={"xla_backend_optimization_level": 0})
 
 
+ESTIMATORS = ("auto", "mbi", "full_table")
+FULL_TABLE_CELLS = 2_000_000   # ``auto``: the joint table up to 2·10⁶ cells (16 MB), else mbi
+
+
+def check_estimator(name: str) -> None:
+    """Refuse an unknown ``algo.estimator``."""
+    if name not in ESTIMATORS:
+        raise ValueError(f"unknown algo.estimator={name!r}; choose from {', '.join(ESTIMATORS)}")
+
+
+def resolve_estimator(domain: mbi.Domain, name: str) -> str:
+    """``auto``: ``full_table`` when the domain has at most :data:`FULL_TABLE_CELLS` cells, else
+    ``mbi``; any other name as given."""
+    check_estimator(name)
+    if name != "auto":
+        return name
+    return "full_table" if domain.size() <= FULL_TABLE_CELLS else "mbi"
+
+
 def fit(domain: mbi.Domain, measurements: list, total: float | None, iters: int,
-        warm_start=None, quick_compile: bool = False) -> mbi.MarkovRandomField:
-    """Private-PGM estimate (mirror descent with Armijo steps, ``mbi``'s recommended estimator)
-    with the total fixed to ``total`` (the public n under replace-one neighbours) or, if None,
-    estimated from the measurements (``mbi``'s minimum-variance unbiased total: add/remove)."""
-    estimator = QuickCompileMirrorDescent() if quick_compile else estimation.MirrorDescent()
-    return estimator.estimate(domain, measurements,
-                              known_total=None if total is None else float(total),
-                              iters=iters, warm_start=warm_start)
+        warm_start=None, quick_compile: bool = False, estimator: str = "auto"):
+    """Private-PGM estimate (McKenna et al. 2019, Alg. 1: mirror descent with Armijo steps,
+    ``mbi``'s recommended estimator) with the total fixed to ``total`` (the public n under
+    replace-one neighbours) or, if None, estimated from the measurements (``mbi``'s
+    minimum-variance unbiased total: add/remove).
+
+    ``estimator`` (:func:`resolve_estimator`): ``mbi`` runs ``mbi``'s junction-tree estimator
+    (one compiled program per clique set; ``quick_compile`` compiles it at XLA level 0) and
+    returns an ``mbi.MarkovRandomField``; ``full_table`` runs the same iteration on the joint
+    table (:mod:`~pubpriv_core.algorithms.pgm_joint`, nothing compiled per clique set) and
+    returns a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel`. A warm start must come
+    from the same estimator."""
+    if resolve_estimator(domain, estimator) == "full_table":
+        return pgm_joint.fit(domain, measurements, total, iters, warm_start=warm_start)
+    mirror = QuickCompileMirrorDescent() if quick_compile else estimation.MirrorDescent()
+    return mirror.estimate(domain, measurements,
+                           known_total=None if total is None else float(total),
+                           iters=iters, warm_start=warm_start)
+
+
+def model_cliques(model) -> list[Clique]:
+    """The cliques of a fitted model's potentials (either estimator)."""
+    if isinstance(model, pgm_joint.JointModel):
+        return model.cliques
+    return list(model.potentials.cliques)
 
 
 def model_size_mb(domain: mbi.Domain, cliques: list[Clique]) -> float:
@@ -101,21 +139,28 @@ def model_size_mb(domain: mbi.Domain, cliques: list[Clique]) -> float:
 class ModelMarginals:
     """Marginals of a fitted model, in counts summing to its total, as NumPy arrays.
 
-    A clique inside one of the model's cliques is projected from the fitted clique marginals;
+    For a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel` a marginal is a sum of its
+    joint table. Otherwise a clique inside one of the model's cliques is projected from the fitted clique marginals;
     any other by variable elimination in log space over the potentials ψ_c (``mbi``'s greedy
     elimination order; an attribute in no potential is uniform), normalised to the total. Log
     space matters: noise-free public measurements with empty cells drive potentials far below
     exp's range.
     """
 
-    def __init__(self, model: mbi.MarkovRandomField):
+    def __init__(self, model):
         self.total = float(model.total)
+        self.joint = model if isinstance(model, pgm_joint.JointModel) else None
+        if self.joint is not None:
+            self.counts = self.joint.counts()
+            return
         self.fitted = {c: np.asarray(model.marginals[c].values) for c in model.marginals.cliques}
         self.domain = model.potentials.domain
         self.factors = [(tuple(c), np.asarray(model.potentials[c].values))
                         for c in model.potentials.cliques]
 
     def __call__(self, clique: Clique) -> np.ndarray:
+        if self.joint is not None:
+            return self.joint.marginal(clique, self.counts).ravel()
         for parent, table in self.fitted.items():
             if set(clique) <= set(parent):
                 return _project(parent, table, clique, np.sum).ravel()

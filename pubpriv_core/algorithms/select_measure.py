@@ -174,15 +174,16 @@ def release(algo: str, problem: ReleaseProblem, model, mechanisms: Mechanisms, d
     """The model's marginals on every workload cell, as fractions of the model's total (n under
     replace-one; query order of :class:`~pubpriv_core.queries.MarginalWorkload`), with the
     ledger's ρ and (ε, δ). The
-    release is the model itself (``trace["model"]``, an ``mbi.MarkovRandomField``), not a
+    release is the model itself (``trace["model"]``, an ``mbi.MarkovRandomField`` or, from the
+    joint-table estimator, a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel`), not a
     weighted support."""
     marginals = pgm.ModelMarginals(model)
     cliques = pgm.workload_cliques(problem.workload)
     answers = np.concatenate([marginals(c) for c in cliques]) / marginals.total
     budget = mechanisms.budget
     trace = {**trace, "model": model, "ledger": list(budget.ledger), "rounds": rounds,
-             "model_size_mb": pgm.model_size_mb(model.potentials.domain,
-                                                list(model.potentials.cliques))}
+             "model_size_mb": pgm.model_size_mb(pgm.to_mbi(problem.private.domain),
+                                                pgm.model_cliques(model))}
     return Release(algo, weights=None, answers=answers, rho=budget.spent, eps=budget.eps(delta),
                    delta=delta, trace=trace, runtime_s=time.perf_counter() - start,
                    iterations=rounds)
