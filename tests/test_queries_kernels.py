@@ -73,16 +73,20 @@ def test_changes_of_rows_match_recomputation(seed):
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("path", ["id table", "cells from codes", "super-marginals"])
+@pytest.mark.parametrize("path", ["id table", "cells from codes", "super-marginals",
+                                  "super-marginals from codes"])
 def test_answerer_answers_and_adds_changes_on_every_path(seed, path, monkeypatch):
     """answer(w) equals the row-ordered bincount and add_changes on y equals y + the bincount of
-    the change (bitwise with one table per marginal; to 1e-12 with super-marginals), own
-    numbering or global, 0 to all rows."""
+    the change (bitwise with one table per marginal; to 1e-12 with super-marginals, whose kept
+    table cells and cells from the codes give the same bits), own numbering or global, 0 to
+    all rows."""
     from pubpriv_core.queries import engine
     if path != "id table":
         monkeypatch.setattr(engine, "ID_TABLE_MAX_ENTRIES", 0)
-    if path == "super-marginals":
+    if path.startswith("super-marginals"):
         monkeypatch.setattr(plan_module, "GROUPING_MIN_PAIRS", 1)
+    if path == "super-marginals from codes":
+        monkeypatch.setattr(engine, "TABLE_CELLS_MAX_ENTRIES", 0)
     workload, records, weights = random_case(seed)
     rng = np.random.default_rng(200 + seed)
     table = cell_table_answers(workload, records, weights)
@@ -90,8 +94,12 @@ def test_answerer_answers_and_adds_changes_on_every_path(seed, path, monkeypatch
         answerer = SupportAnswerer(workload, records, present_only=present_only)
         assert (answerer._ids is not None) == (path == "id table")
         assert (answerer._position is not None) == (path == "cells from codes")
+        assert (answerer._table_cells is not None) == (path == "super-marginals")
         answers = answerer.expand(answerer.answer(weights))
-        if path == "super-marginals":
+        if path.startswith("super-marginals"):
+            out = np.zeros(answerer.num_queries)
+            kernels.add_marginals(answerer.codes, weights, answerer.plan, out)
+            np.testing.assert_array_equal(answerer.answer(weights), out)
             np.testing.assert_allclose(answers, table, rtol=0, atol=1e-12)
         else:
             np.testing.assert_array_equal(answers, table)
@@ -104,7 +112,7 @@ def test_answerer_answers_and_adds_changes_on_every_path(seed, path, monkeypatch
                                  minlength=workload.num_queries)
             expected = y + (change if answerer.queries is None else change[answerer.queries])
             answerer.add_changes(y, rows, values)
-            if path == "super-marginals":
+            if path.startswith("super-marginals"):
                 np.testing.assert_allclose(y, expected, rtol=0, atol=1e-12)
             else:
                 np.testing.assert_array_equal(y, expected)
@@ -170,6 +178,25 @@ def test_narrow_cell_ids_are_exact_at_the_type_boundary(last):
     kernels.add_marginals(kernels.compact_codes(records), weights, plan, out)
     np.testing.assert_array_equal(out, cell_table_answers(workload, records, weights))
     assert out[8 * 8 * 8 * last - 1] == weights[:5].sum()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kept_table_cells_give_the_sums_of_the_codes_on_one_or_all_cores(seed, monkeypatch):
+    """add_marginals_by_cells on table_cells(codes, plan) equals add_marginals bitwise, for one
+    table per marginal and for super-marginals, serial and parallel."""
+    workload, records, weights = random_case(seed)
+    codes = kernels.compact_codes(records)
+    for budget in (0, 8, 64):
+        plan = MarginalPlan.build(workload, budget)
+        cells = kernels.table_cells(codes, plan)
+        assert cells.shape == (plan.num_tables, len(records))
+        expected = np.zeros(workload.num_queries)
+        kernels.add_marginals(codes, weights, plan, expected)
+        for parallel_min in (kernels.PARALLEL_MIN_PAIRS, 0):
+            monkeypatch.setattr(kernels, "PARALLEL_MIN_PAIRS", parallel_min)
+            out = np.zeros(workload.num_queries)
+            kernels.add_marginals_by_cells(cells, weights, plan, out)
+            np.testing.assert_array_equal(out, expected)
 
 
 def test_threads_do_not_change_answers():
