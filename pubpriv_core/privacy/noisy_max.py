@@ -23,8 +23,10 @@ import numpy as np
 _PILOT = 256  # candidates sampled to choose the cut G (speed only)
 _SURVIVOR_COST = 6.0  # cost of one tail survivor, in head noise draws (speed only)
 _TINY_SURVIVAL = 1e-9  # below this survival probability, survivors are drawn by count
+_SCAN_BLOCK = 16  # scores tested per block in the head scan (speed only)
 
 Ties = tuple[np.ndarray, np.ndarray]
+_NO_PILOT = np.empty(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -74,29 +76,23 @@ GUMBEL = NoiseLaw(
 )
 
 
-def default_cut(scores: np.ndarray, best: float, scale: float,
-                rng: np.random.Generator) -> float:
+@nb.njit(nogil=True, cache=True)
+def _pilot_cut(scores, pilot, best, scale, cap):
     """Speed heuristic for the cut G (any G ≥ 0 is exact).
 
     Work ≈ |head(G)| + SURVIVOR_COST·N·e^{−G}/Z(G) noise draws, Z(G) = Σ_head e^{−u_j} (the bar B
-    sits about log Z above G). |head(G)| and Z(G) are estimated from a pilot of random candidates
-    and the cost is minimised over the pilot's gaps, capped at max(1, ln N). The pilot is
-    independent of the selection noise, so the output distribution is unchanged.
+    sits about log Z above G). |head(G)| and Z(G) are estimated from the ``pilot`` (random
+    candidates, independent of the selection noise, so the output distribution is unchanged):
+    returns the pilot gap g_k below ``cap`` (or cap) minimising
+    weight·k + SURVIVOR_COST·N·e^{−g_k} / (1 + weight·Σ_{i≤k} e^{−g_i}).
+    The second term is ≥ 0, so the search stops once the first alone exceeds the best cost.
     """
-    cap = max(1.0, math.log(scores.size))
-    if scores.size <= _PILOT:
-        return cap
-    return _pilot_cut(scores, rng.integers(scores.size, size=_PILOT), best, scale, cap)
-
-
-@nb.njit(nogil=True, cache=True)
-def _pilot_cut(scores, pilot, best, scale, cap):
-    """The pilot gaps below ``cap`` (and cap) minimising the estimated work of
-    :func:`default_cut`: weight·k + SURVIVOR_COST·N·e^{−g_k} / (1 + weight·Σ_{i≤k} e^{−g_i})."""
     gaps = np.sort(scale * (best - scores[pilot]))
     weight = scores.size / pilot.size
     mass, best_cost, cut = 0.0, np.inf, cap
     for k in range(gaps.size + 1):
+        if weight * (k + 1) > best_cost:
+            break
         gap = gaps[k] if k < gaps.size and gaps[k] < cap else cap
         survival = np.exp(-gap)
         mass += survival
@@ -122,10 +118,25 @@ def bernoulli_ranks(n: int, q: float, rng: np.random.Generator) -> np.ndarray:
         k = rng.binomial(n, q)
         return np.sort(rng.choice(n, size=k, replace=False)) if k else np.empty(0, np.int64)
     batch = int(n * q + 4 * math.sqrt(n * q) + 8)
-    ranks = np.cumsum(rng.geometric(q, size=batch)) - 1
-    while ranks[-1] < n:
-        ranks = np.concatenate([ranks, ranks[-1] + np.cumsum(rng.geometric(q, size=batch))])
-    return ranks[:np.searchsorted(ranks, n)]
+    ranks, last = _ranks_below(rng.geometric(q, size=batch), -1, n)
+    while last < n:       # the whole batch fell below n: draw the next one
+        more, last = _ranks_below(rng.geometric(q, size=batch), last, n)
+        ranks = np.concatenate([ranks, more])
+    return ranks
+
+
+@nb.njit(nogil=True, cache=True)
+def _ranks_below(gaps, start, n):
+    """The partial sums start + gaps[0] + … + gaps[i] that are < n (ascending), and the last
+    partial sum of all of ``gaps``."""
+    out = np.empty(gaps.size, dtype=np.int64)
+    size, rank = 0, start
+    for i in range(gaps.size):
+        rank += gaps[i]
+        if rank < n:
+            out[size] = rank
+            size += 1
+    return out[:size], rank
 
 
 def tail_survivors(head: np.ndarray, n_candidates: int, survival: float,
@@ -161,43 +172,83 @@ def noisy_argmax(scores: np.ndarray, best: float, scale: float, law: NoiseLaw,
     """argmax_j (−u_j + X_j) over ``scores`` (and tied groups), exactly, by the head/tail split.
 
     ``scores`` is a checked 1-D float array with maximum ``best``; ``tail_cut`` fixes G (default:
-    :func:`default_cut`). ``ties`` are extra candidates, see :func:`_tie_winner`.
+    :func:`_pilot_cut` on _PILOT random candidates, capped at max(1, ln N); the cap itself for
+    N ≤ _PILOT). ``ties`` are extra candidates, see :func:`_tie_winner`. The cut, the
+    head and the best head value come from compiled scans without temporaries
+    (:func:`_head_scan`, :func:`_head_best`); the random draws are numpy's, in the order of the
+    steps above.
     """
-    cut = default_cut(scores, best, scale, rng) if tail_cut is None else float(tail_cut)
-    if not cut >= 0:
-        raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap or None")
-    head = np.flatnonzero(scores >= best - cut / scale)
-    head_values = _noisy_values(scores, head, best, scale, law.draw(rng, head.size))
-    bar = float(head_values.max()) + cut
-    survivors = tail_survivors(head, scores.size, law.survival(bar), rng)
-    tail_values = _noisy_values(scores, survivors, best, scale,
-                                law.above(rng, bar, survivors.size))
-    winner, value = _first_max(head, head_values, survivors, tail_values)
+    n = scores.size
+    if tail_cut is None:
+        cut = max(1.0, math.log(n))
+        pilot = rng.integers(n, size=_PILOT) if n > _PILOT else _NO_PILOT
+    else:
+        cut, pilot = float(tail_cut), _NO_PILOT
+        if not cut >= 0:
+            raise ValueError(f"tail_cut must be >= 0, got {tail_cut}; pass a non-negative gap "
+                             "or None")
+    head = np.empty(n, dtype=np.int64)
+    cut, size = _head_scan(scores, best, scale, cut, pilot, head)
+    head = head[:size]
+    winner, value = _head_best(scores, head, best, scale, law.draw(rng, size))
+    bar = value + cut
+    survivors = tail_survivors(head, n, law.survival(bar), rng)
+    if survivors.size:
+        winner, value = _tail_best(scores, survivors, best, scale,
+                                   law.above(rng, bar, survivors.size), winner, value)
     if ties is None:
         return winner
-    return _tie_winner(winner, value, ties, scale, best, scores.size, law, rng)
+    return _tie_winner(winner, value, ties, scale, best, n, law, rng)
 
 
 @nb.njit(nogil=True, cache=True)
-def _noisy_values(scores, index, best, scale, noise):
-    """−u_j + X_j = scale·(scores[j] − best) + noise for j in ``index``."""
-    out = np.empty(index.size)
-    for i in range(index.size):
-        out[i] = scale * (scores[index[i]] - best) + noise[i]
-    return out
+def _head_scan(scores, best, scale, cut, pilot, out):
+    """(G, h): the cut G — :func:`_pilot_cut` capped at ``cut`` when a pilot is given, else
+    ``cut`` — and the head {j : scores[j] ≥ best − G/scale} written in ascending order to
+    ``out[:h]`` (``np.flatnonzero`` of the comparison), in one pass over ``scores``."""
+    if pilot.size:
+        cut = _pilot_cut(scores, pilot, best, scale, cut)
+    threshold = best - cut / scale
+    size, end = 0, scores.size - scores.size % _SCAN_BLOCK
+    for start in range(0, end, _SCAN_BLOCK):       # a branch-free test per block first
+        hit = False
+        for j in range(start, start + _SCAN_BLOCK):
+            hit |= scores[j] >= threshold
+        if hit:
+            size = _append_head(scores, threshold, start, start + _SCAN_BLOCK, out, size)
+    return cut, _append_head(scores, threshold, end, scores.size, out, size)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _append_head(scores, threshold, start, stop, out, size):
+    """Append the j in [start, stop) with scores[j] ≥ threshold to out[size:]; new size."""
+    for j in range(start, stop):
+        if scores[j] >= threshold:
+            out[size] = j
+            size += 1
+    return size
 
 
 @nb.njit(nogil=True, cache=True)
-def _first_max(head, head_values, survivors, tail_values):
-    """(candidate, value) of the first largest value, head before survivors (``np.argmax`` of
-    their concatenation)."""
-    winner, value = head[0], head_values[0]
+def _head_best(scores, head, best, scale, noise):
+    """(candidate, value) of the first largest −u_j + X_j = scale·(scores[j] − best) + noise
+    over the head j = head[i] (``np.argmax`` of the head's noisy values)."""
+    winner, value = head[0], scale * (scores[head[0]] - best) + noise[0]
     for i in range(1, head.size):
-        if head_values[i] > value:
-            winner, value = head[i], head_values[i]
+        current = scale * (scores[head[i]] - best) + noise[i]
+        if current > value:
+            winner, value = head[i], current
+    return int(winner), float(value)
+
+
+@nb.njit(nogil=True, cache=True)
+def _tail_best(scores, survivors, best, scale, noise, winner, value):
+    """The head's (winner, value) replaced by the first survivor whose noisy value is larger
+    (``np.argmax`` over the head's values followed by the survivors')."""
     for i in range(survivors.size):
-        if tail_values[i] > value:
-            winner, value = survivors[i], tail_values[i]
+        current = scale * (scores[survivors[i]] - best) + noise[i]
+        if current > value:
+            winner, value = survivors[i], current
     return int(winner), float(value)
 
 
@@ -234,9 +285,19 @@ def _best_group(tie_values, best, scale, noise):
 
 
 def _check_ties(ties: Ties) -> Ties:
-    values, counts = (np.asarray(t) for t in ties)
-    if values.shape != counts.shape or values.ndim != 1 or not np.isfinite(values).all() \
-            or not (counts >= 1).all():
+    values, counts = ties
+    values, counts = np.asarray(values), np.asarray(counts)
+    if values.shape != counts.shape or values.ndim != 1 or values.dtype.kind not in "biuf" \
+            or counts.dtype.kind not in "biuf" or not _valid_groups(values, counts):
         raise ValueError("ties must be (values, counts): 1-D arrays of equal length, finite "
                          "values and counts >= 1; pass ties=(values, counts) or None")
     return values.astype(float, copy=False), counts.astype(np.int64, copy=False)
+
+
+@nb.njit(nogil=True, cache=True)
+def _valid_groups(values, counts):
+    """Every value finite and every count ≥ 1 (``isfinite(values).all() and (counts >= 1).all()``)."""
+    for i in range(values.size):
+        if not (np.isfinite(values[i]) and counts[i] >= 1):
+            return False
+    return True
