@@ -100,9 +100,13 @@ def _fill_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, ds
 
 @nb.njit(nogil=True, cache=True)
 def _flush(table, first, last, src, dst, out):
-    """out[dst[j]] += table[src[j]] for the pairs first..last−1, then those cells reset to 0."""
+    """out[dst[j]] += table[src[j]] for the pairs first..last−1, then those cells reset to 0
+    (the whole table in one sweep when it has fewer cells than pairs)."""
     for j in range(first, last):
         out[dst[j]] += table[src[j]]
+    if table.size <= last - first:
+        table[:] = 0.0
+        return
     for j in range(first, last):
         table[src[j]] = 0.0
 
