@@ -20,6 +20,8 @@ from typing import Callable
 import numba as nb
 import numpy as np
 
+from pubpriv_core.privacy.uniform_integers import uniform_integers
+
 _PILOT = 256  # candidates sampled to choose the cut G (speed only)
 _SURVIVOR_COST = 6.0  # cost of one tail survivor, in head noise draws (speed only)
 _TINY_SURVIVAL = 1e-9  # below this survival probability, survivors are drawn by count
@@ -181,7 +183,7 @@ def noisy_argmax(scores: np.ndarray, best: float, scale: float, law: NoiseLaw,
     n = scores.size
     if tail_cut is None:
         cut = max(1.0, math.log(n))
-        pilot = rng.integers(n, size=_PILOT) if n > _PILOT else _NO_PILOT
+        pilot = uniform_integers(rng, n, _PILOT) if n > _PILOT else _NO_PILOT
     else:
         cut, pilot = float(tail_cut), _NO_PILOT
         if not cut >= 0:
@@ -270,7 +272,7 @@ def _tie_winner(winner: int, value: float, ties: Ties, scale: float, best: float
     if group_value <= value:
         return winner
     offset = n + int(counts[:g].sum())
-    return offset + int(rng.integers(counts[g]))
+    return offset + int(uniform_integers(rng, int(counts[g]), 1)[0])
 
 
 @nb.njit(nogil=True, cache=True)
