@@ -45,10 +45,14 @@ _SWEEP = 1024
 PARALLEL_MIN_PAIRS = 2 ** 22
 
 
+def narrow_int(top: int) -> type:
+    """The narrowest signed integer type (16, 32 or 64 bits) holding 0..top−1."""
+    return np.int16 if top <= 2 ** 15 else np.int32 if top <= 2 ** 31 else np.int64
+
+
 def cell_dtype(cells: np.ndarray) -> type:
     """The narrowest signed integer type holding every cell id of tables of ``cells`` cells."""
-    top = int(cells.max()) if cells.size else 1
-    return np.int16 if top <= 2 ** 15 else np.int32 if top <= 2 ** 31 else np.int64
+    return narrow_int(int(cells.max()) if cells.size else 1)
 
 
 @nb.njit(nogil=True, cache=True)

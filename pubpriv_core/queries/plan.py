@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pubpriv_core.queries.kernels import narrow_int
+
 if TYPE_CHECKING:
     from pubpriv_core.queries.workload import MarginalWorkload
 
@@ -96,10 +98,13 @@ class MarginalPlan:
 
     def restrict(self, keep: np.ndarray, position: np.ndarray) -> "MarginalPlan":
         """Only the pairs where ``keep`` holds (e.g. :meth:`reached`: other cells hold 0 for every
-        weighting of the rows counted), outputs renumbered by ``position`` (global → own)."""
+        weighting of the rows counted), outputs renumbered by ``position`` (global → own); the
+        pairs in the narrowest of int16/int32/int64 that holds them (6 bytes per pair instead of
+        12 on the full-ACS plan's 11M pairs)."""
         counts = np.bincount(self.pair_table[keep], minlength=self.num_tables)
         return replace(self, pair_start=np.concatenate([[0], np.cumsum(counts)]),
-                       src=self.src[keep], dst=position[self.dst[keep]].astype(np.int64))
+                       src=self.src[keep].astype(narrow_int(int(self.cells.max()))),
+                       dst=position[self.dst[keep]].astype(narrow_int(int(position.max()) + 1)))
 
 
 def _local_cells(cells: np.ndarray, start: np.ndarray) -> np.ndarray:
