@@ -133,3 +133,16 @@ def test_update_many_equals_updates_one_by_one(limit):
         np.testing.assert_array_equal(batched.u, single.u)
         assert batched.Z == single.Z
         np.testing.assert_array_equal(batched.answers(), single.answers())
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_far_measurements_match_numpy(seed):
+    rng = np.random.default_rng(seed)
+    y, Z = rng.random(500) * 4, float(rng.uniform(0.5, 4))
+    queries = rng.integers(500, size=int(rng.integers(0, 60)))
+    measured = np.round(rng.random(queries.size), 2)
+    measured[::3] = y[queries[::3]] / Z + 0.125           # gaps exactly at the threshold
+    for threshold in (0.0, 0.125, float(rng.random()), 2.0):
+        np.testing.assert_array_equal(
+            mw_kernels.far_measurements(y, Z, queries, measured, threshold),
+            np.flatnonzero(np.abs(y[queries] / Z - measured) >= threshold))

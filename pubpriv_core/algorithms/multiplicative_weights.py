@@ -68,10 +68,11 @@ class MWState:
         self._sync()
         return self.y / self.Z
 
-    def answers_at(self, queries: np.ndarray) -> np.ndarray:
-        """q(A) for the given queries (own indices)."""
+    def far_measurements(self, queries: np.ndarray, measured: np.ndarray,
+                         threshold: float) -> np.ndarray:
+        """Positions i with |q_i(A) − measured[i]| ≥ threshold for queries q_i (own indices)."""
         self._sync()
-        return self.y[queries] / self.Z
+        return mw_kernels.far_measurements(self.y, self.Z, queries, measured, threshold)
 
     def scores(self, targets: np.ndarray) -> np.ndarray:
         """|q(A) − targets[q]| for every query, in a buffer reused by the next call."""
@@ -270,10 +271,10 @@ def replay(state: MWState, queries: np.ndarray, measured: np.ndarray,
     """
     own, measured_new = new
     threshold = abs((0.0 if own is None else state.answer(own)) - measured_new) / 2.0
-    again = rng.permutation(np.flatnonzero(np.abs(state.answers_at(queries) - measured)
-                                           >= threshold))
+    again = rng.permutation(state.far_measurements(queries, measured, threshold))
     if own is not None:
-        queries, measured = np.append(own, queries[again]), np.append(measured_new, measured[again])
+        queries = np.concatenate(([own], queries[again]))
+        measured = np.concatenate(([measured_new], measured[again]))
     else:
         queries, measured = queries[again], measured[again]
     return state.update_many(queries, measured)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numba as nb
+import numpy as np
 
 #: numpy's largest block summed without splitting (PW_BLOCKSIZE of its pairwise summation)
 _PAIRWISE_BLOCK = 128
@@ -84,3 +85,16 @@ def answer_gaps(y, Z, targets, out):
     """out = |y/Z − targets|: the scores |q(A) − q(D̃)| of the present queries, in one pass."""
     for i in range(y.size):
         out[i] = abs(y[i] / Z - targets[i])
+
+
+@nb.njit(nogil=True, cache=True)
+def far_measurements(y, Z, queries, measured, threshold):
+    """Positions i with |y[queries[i]]/Z − measured[i]| ≥ threshold, ascending: the past
+    measurements the §5.3 replay applies again (``np.flatnonzero`` of the numpy expression)."""
+    out = np.empty(queries.size, dtype=np.int64)
+    size = 0
+    for i in range(queries.size):
+        if abs(y[queries[i]] / Z - measured[i]) >= threshold:
+            out[size] = i
+            size += 1
+    return out[:size]
