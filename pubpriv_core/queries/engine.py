@@ -6,7 +6,9 @@ is a scatter-add of the weights into the cells of every marginal. The engine kee
 compact codes (|X̂| × d small integers) and computes each row's cell under each marginal on the fly
 in compiled kernels (:mod:`pubpriv_core.queries.kernels`): time and memory follow |X̂|·d codes and
 the |X̂|·W additions, never a |Q|×|X̂| matrix, and an |X̂|·W table of row query ids only on small
-supports (``ID_TABLE_MAX_ENTRIES``), where reading it beats recomputing cells. The whole domain
+supports (``ID_TABLE_MAX_ENTRIES``), where reading it beats recomputing cells; on large supports
+the rows' cells in the G ≪ W super-marginal tables of the plan (``TABLE_CELLS_MAX_ENTRIES``,
+2 bytes each) are kept for the same reason. The whole domain
 (MWEM) has its own engine, :class:`~pubpriv_core.queries.full_domain.DomainAnswerer`.
 """
 from __future__ import annotations
