@@ -211,17 +211,24 @@ def _head_scan(scores, best, scale, cut, pilot, out):
     if pilot.size:
         cut = _pilot_cut(scores, pilot, best, scale, cut)
     threshold = best - cut / scale
-    size, end = 0, scores.size - scores.size % _SCAN_BLOCK
-    for start in range(0, end, _SCAN_BLOCK):       # a branch-free test per block first
-        hit = False
-        for j in range(start, start + _SCAN_BLOCK):
-            hit |= scores[j] >= threshold
-        if hit:
-            size = _append_head(scores, threshold, start, start + _SCAN_BLOCK, out, size)
-    return cut, _append_head(scores, threshold, end, scores.size, out, size)
+    size, block = 0, np.uintp(_SCAN_BLOCK)      # unsigned indices let the count vectorise
+    end = np.uintp(scores.size) - np.uintp(scores.size) % block
+    for start in range(np.uintp(0), end, block):
+        if _count_at_least(scores, threshold, start, start + block):
+            size = _append_head(scores, threshold, start, start + block, out, size)
+    return cut, _append_head(scores, threshold, end, np.uintp(scores.size), out, size)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True)
+def _count_at_least(scores, threshold, start, stop):
+    """#{j in [start, stop) : scores[j] ≥ threshold}, without a branch."""
+    count = 0
+    for j in range(start, stop):
+        count += scores[j] >= threshold
+    return count
+
+
+@nb.njit(nogil=True, cache=True)
 def _append_head(scores, threshold, start, stop, out, size):
     """Append the j in [start, stop) with scores[j] ≥ threshold to out[size:]; new size."""
     for j in range(start, stop):
