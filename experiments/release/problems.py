@@ -26,7 +26,7 @@ from pubpriv_core.algorithms import ReleaseProblem
 from pubpriv_core.data import load_dataset, public as public_sources
 from pubpriv_core.data.paths import data_root, set_data_root
 from pubpriv_core.queries import MarginalWorkload
-from pubpriv_core.queries.engine import TABLE_CELLS_MAX_ENTRIES
+from pubpriv_core.queries.engine import ID_TABLE_MAX_ENTRIES, TABLE_CELLS_MAX_ENTRIES
 from pubpriv_core.queries.plan import MAX_TABLE_CELLS, cell_budget
 
 #: memory budget of the problem cache per process (an ADULT 3-way W=256 problem ≈ 20 MB).
@@ -88,15 +88,17 @@ class ProblemCache:
 def problem_bytes(problem: ReleaseProblem) -> int:
     """Memory of a problem once its true answers and public answerer exist: private records,
     support records and codes, the answer vectors and (upper estimates of) the plan's
-    table-to-member maps and, with super-marginals, the rows' 2-byte table cells."""
+    table-to-member maps and the rows' kept ids (4-byte query ids, or with super-marginals
+    2-byte table cells)."""
     support = problem.support_size * len(problem.private.domain)
     grouped = cell_budget(problem.support_size, problem.workload) > 0
     maps = 4 * (problem.workload.num_marginals * MAX_TABLE_CELLS if grouped
                 else problem.workload.num_queries)
-    cells = 2 * min(problem.support_size * problem.workload.num_marginals,
-                    TABLE_CELLS_MAX_ENTRIES) if grouped else 0
+    entries = problem.support_size * problem.workload.num_marginals
+    cells = 2 * min(entries, TABLE_CELLS_MAX_ENTRIES) if grouped else 0
+    ids = 4 * entries if not grouped and entries <= ID_TABLE_MAX_ENTRIES else 0
     return (problem.private.records.nbytes + 9 * support + 16 * problem.workload.num_queries
-            + maps + cells)
+            + maps + cells + ids)
 
 
 _CACHE = ProblemCache()
