@@ -305,7 +305,8 @@ def _check_ties(ties: Ties) -> Ties:
 
 @nb.njit(nogil=True, cache=True)
 def _valid_groups(values, counts):
-    """Every value finite and every count ≥ 1 (``isfinite(values).all() and (counts >= 1).all()``)."""
+    """Every value finite and every count ≥ 1 (``isfinite(values).all()`` and
+    ``(counts >= 1).all()``)."""
     for i in range(values.size):
         if not (np.isfinite(values[i]) and counts[i] >= 1):
             return False

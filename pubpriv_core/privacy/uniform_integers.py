@@ -21,7 +21,7 @@ from numba import types
 from numba.core.extending import intrinsic
 
 #: address of PCG64's ``next_uint32`` C function (one function for every PCG64 instance)
-_PCG64_NEXT_UINT32 = ctypes.cast(np.random.PCG64().ctypes.next_uint32, ctypes.c_void_p).value
+_PCG64_NEXT_UINT32 = ctypes.cast(np.random.PCG64(0).ctypes.next_uint32, ctypes.c_void_p).value
 _LOW32 = 0xFFFFFFFF
 
 

@@ -6,6 +6,8 @@ T = 100. Prints, single process:
 
 * engine: time of one full answer vector over the weighted public support: the ≈ 47K present
   queries PMW^Pub keeps, those expanded to all ≈ 300K queries, and with every cell kept (≤ 2 ms);
+* one PMW^Pub selection: permute-and-flip over the present queries' first-round scores and the
+  absent queries' tied groups (median of 200 calls);
 * PMW^Pub: time per iteration and max error with the §5.3 replay (paper default), without it,
   and with the research code's selection (target ≤ 0.5 ms per iteration with the default), after
   one untimed T = 10 release that loads the compiled kernels (its time is printed); beside the
@@ -31,6 +33,7 @@ import numpy as np
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.algorithms.multiplicative_weights import MWState
 from pubpriv_core.data import biased, load_dataset
 from pubpriv_core.queries import MarginalWorkload, SupportAnswerer, full_domain_records
 
@@ -62,6 +65,24 @@ def time_engine(answerer: SupportAnswerer, weights: np.ndarray, repeats: int = 2
         one()
         times.append(time.perf_counter() - start)
     return float(np.median(times))
+
+
+def time_selection(problem: ReleaseProblem, eps: float, delta: float, T: int,
+                   repeats: int = 200) -> float:
+    """Median time of one PMW^Pub selection: permute-and-flip at the run's ε0 (sensitivity 1/n)
+    over the present queries' first-round scores, with the absent queries as tied groups."""
+    candidates = problem.public_candidates
+    scores = MWState(problem.public_answerer, problem.public_weights).scores(
+        candidates.true_present)
+    eps0 = privacy.per_step_eps(privacy.rho_from_eps(eps, delta), T)
+    ties = (candidates.tie_values, candidates.tie_counts)
+    rng = np.random.default_rng(0)
+    times = []
+    for _ in range(repeats + 1):
+        start = time.perf_counter()
+        privacy.permute_and_flip(scores, eps0, 1.0 / problem.n, rng, ties=ties)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times[1:]))
 
 
 def plain_loop(problem: ReleaseProblem, eps: float, delta: float, T: int,
@@ -115,6 +136,8 @@ def run_benchmark(runs: int = 5, T: int = 100) -> None:
     run_algorithm("pmwpub", problem, eps=1.0, delta=delta, T=10, rng=np.random.default_rng(runs))
     print(f"first PMW^Pub release of the process, T = 10 (loads the compiled kernels from numba's "
           f"cache; not part of the timings below): {(time.perf_counter() - start) * 1e3:.1f} ms")
+    report("PMW^Pub one selection (permute-and-flip over the present scores and tied groups)",
+           [time_selection(problem, 1.0, delta, T)])
     for label, options in VARIANTS.items():
         per_iter, median_iter, cpu_iter, errors = [], [], [], []
         for run, problem_run in enumerate(problems):
