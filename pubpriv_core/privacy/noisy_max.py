@@ -230,11 +230,12 @@ def _count_at_least(scores, threshold, start, stop):
 
 @nb.njit(nogil=True, cache=True)
 def _append_head(scores, threshold, start, stop, out, size):
-    """Append the j in [start, stop) with scores[j] ≥ threshold to out[size:]; new size."""
+    """Append the j in [start, stop) with scores[j] ≥ threshold to out[size:]; new size.
+    Without a branch: every j is written at out[size] (size ≤ j, so in bounds) and size moves
+    on only past a head member."""
     for j in range(start, stop):
-        if scores[j] >= threshold:
-            out[size] = j
-            size += 1
+        out[size] = j
+        size += scores[j] >= threshold
     return size
 
 
