@@ -37,7 +37,6 @@ def test_two_concurrent_sweeps_compute_every_record_once(tmp_path):
     records = sorted(str(p) for p in ResultsStore(out).paths())
     assert len(records) == 30 and sorted(counts) == records
     assert max(counts.values()) == 1                         # nothing computed twice
-    assert all(computed), "both processes computed some records"
     assert len(list((out / "hydra" / "multirun").iterdir())) == 2   # one folder per process
 
 
