@@ -1,0 +1,40 @@
+"""The same-numbers replay: two records compare equal only if every run draws and selects the
+same; a record of another sample is refused."""
+import copy
+
+import pytest
+
+from experiments.console import UserError
+from experiments.release.bench.replay import differences
+
+
+def record():
+    return [{"config_hash": h, "run": r, "queries": [5, 9, 9], "measurements": [0.25, 0.5, 0.0],
+             "updates": [1, 3, 0], "rng_state": {"state": {"state": 7, "inc": 3}, "has_uint32": 0},
+             "max_error": 0.0625, "mean_error": 0.001} for h in ("a", "b") for r in (0, 1)]
+
+
+def test_identical_records_have_no_differences():
+    assert differences(record(), record()) == ([], 0.0)
+
+
+@pytest.mark.parametrize("field, change", [
+    ("queries", lambda r: r["queries"].__setitem__(1, 8)),
+    ("measurements", lambda r: r["measurements"].__setitem__(2, 1e-17)),
+    ("updates", lambda r: r["updates"].append(1)),
+    ("rng_state", lambda r: r["rng_state"].__setitem__("has_uint32", 1)),
+    ("max_error", lambda r: r.__setitem__("max_error", 0.0625 + 2 ** -40)),
+])
+def test_any_change_of_a_run_is_reported(field, change):
+    new = record()
+    change(new[2])
+    differ, worst = differences(new, record())
+    assert differ == [f"b run 0: {field}"]
+    assert worst == (2 ** -40 if field == "max_error" else 0.0)
+
+
+def test_a_record_of_another_sample_is_refused():
+    new = copy.deepcopy(record())
+    new[0]["run"] = 7
+    with pytest.raises(UserError, match="same sample"):
+        differences(new, record())
