@@ -2,7 +2,8 @@
 """Benchmark AIM, MST and JAM-PGM on the NIST reduced domain: time per run and error.
 
 Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--runs 3] [--delta 1e-9]
-[--algos aim mst aim_add_remove jam_pgm_full_fits aim_public_tree aim_public_init]``
+[--algos aim mst aim_add_remove jam_pgm_full_fits aim_public_tree aim_public_init]
+[--estimator auto|mbi|full_table]``
 
 The setting and what is printed are described in :mod:`experiments.release.bench.pgm`.
 """
@@ -12,6 +13,7 @@ import argparse
 
 from experiments.console import positive_float, positive_int, run_or_fail
 from experiments.release.bench.pgm import VARIANTS, run_benchmark
+from pubpriv_core.algorithms.pgm import ESTIMATORS
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -22,8 +24,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="δ (default 1/n²; the reference codes use 1e-9)")
     parser.add_argument("--algos", nargs="+", default=["aim", "mst", "jam_pgm"],
                         choices=list(VARIANTS))
+    parser.add_argument("--estimator", default="auto", choices=list(ESTIMATORS),
+                        help="Private-PGM's estimator (auto: the joint table on this domain)")
     args = parser.parse_args(argv)
-    run_or_fail(run_benchmark, args.algos, args.runs, args.eps, args.delta)
+    run_or_fail(run_benchmark, args.algos, args.runs, args.eps, args.delta, args.estimator)
 
 
 if __name__ == "__main__":

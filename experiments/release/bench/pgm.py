@@ -8,11 +8,12 @@ first fit, so a run takes minutes) take MA-2018 as the public data. ``aim_add_re
 under the AIM paper's add/remove relation; ``jam_pgm_full_fits`` is JAM-PGM with 1,000
 iterations per round compiled at XLA's default level (the authors' iteration count). Only the first run starts
 from a fresh process: later runs reuse JAX's in-memory compiled programs where the model
-structure repeats, as runs of one sweep do. Prints, per algorithm, the wall time of each run, the rounds,
+structure repeats, as runs of one sweep do (the joint-table estimator, ``--estimator
+full_table`` or ``auto`` on this domain, compiles nothing per clique set). Prints, per algorithm, the wall time of each run, the rounds,
 the ρ and ε spent, and the max and mean error over all workload cells.
 
 Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--runs 3] [--algos aim mst
-aim_public_tree aim_public_init]``
+aim_public_tree aim_public_init] [--estimator auto|mbi|full_table]``
 """
 from __future__ import annotations
 
@@ -40,8 +41,10 @@ def nist_problem() -> ReleaseProblem:
                           public.n_rows)
 
 
-def bench(problem: ReleaseProblem, variant: str, runs: int, eps: float, delta: float) -> None:
+def bench(problem: ReleaseProblem, variant: str, runs: int, eps: float, delta: float,
+          estimator: str) -> None:
     name, options = VARIANTS[variant]
+    options = {**options, "estimator": estimator}
     times, max_errors, mean_errors = [], [], []
     for run in range(runs):
         start = time.perf_counter()
@@ -60,14 +63,15 @@ def bench(problem: ReleaseProblem, variant: str, runs: int, eps: float, delta: f
 
 
 def run_benchmark(algos: list[str], runs: int = 3, eps: float = 1.0,
-                  delta: float | None = None) -> None:
-    """Time ``runs`` releases of each of ``algos`` (keys of ``VARIANTS``) at (ε, δ); δ None:
-    1/n² (the AIM and JAM-PGM reference codes use 1e-9)."""
+                  delta: float | None = None, estimator: str = "auto") -> None:
+    """Time ``runs`` releases of each of ``algos`` (keys of ``VARIANTS``) at (ε, δ) with
+    Private-PGM's ``estimator``; δ None: 1/n² (the AIM and JAM-PGM reference codes use 1e-9)."""
     problem = nist_problem()
     if delta is not None and not 0 < delta < 1:
         raise ValueError(f"--delta must lie in (0, 1), got {delta}; pass e.g. 1e-9")
     delta = default_delta(problem.n) if delta is None else delta
     print(f"NIST MA-2019 reduced: n={problem.n}, {problem.workload.describe()}, eps={eps}, "
-          f"delta={delta:.3g}; public MA-2018 (m={problem.public_rows})", flush=True)
+          f"delta={delta:.3g}; public MA-2018 (m={problem.public_rows}); estimator {estimator}",
+          flush=True)
     for variant in algos:
-        bench(problem, variant, runs, eps, delta)
+        bench(problem, variant, runs, eps, delta, estimator)
