@@ -176,9 +176,9 @@ def noisy_argmax(scores: np.ndarray, best: float, scale: float, law: NoiseLaw,
     ``scores`` is a checked 1-D float array with maximum ``best``; ``tail_cut`` fixes G (default:
     :func:`_pilot_cut` on _PILOT random candidates, capped at max(1, ln N); the cap itself for
     N ≤ _PILOT). ``ties`` are extra candidates, see :func:`_tie_winner`. The cut, the
-    head and the best head value come from compiled scans without temporaries
-    (:func:`_head_scan`, :func:`_head_best`); the random draws are numpy's, in the order of the
-    steps above.
+    head and the best head value come from compiled scans (:func:`_head_scan`,
+    :func:`_head_best`: one index buffer, no boolean mask or value arrays); the random draws are
+    numpy's, in the order of the steps above.
     """
     n = scores.size
     if tail_cut is None:
@@ -207,7 +207,8 @@ def noisy_argmax(scores: np.ndarray, best: float, scale: float, law: NoiseLaw,
 def _head_scan(scores, best, scale, cut, pilot, out):
     """(G, h): the cut G — :func:`_pilot_cut` capped at ``cut`` when a pilot is given, else
     ``cut`` — and the head {j : scores[j] ≥ best − G/scale} written in ascending order to
-    ``out[:h]`` (``np.flatnonzero`` of the comparison), in one pass over ``scores``."""
+    ``out[:h]`` (``np.flatnonzero`` of the comparison), in one pass over ``scores`` (a block of
+    _SCAN_BLOCK holding a head member is read twice)."""
     if pilot.size:
         cut = _pilot_cut(scores, pilot, best, scale, cut)
     threshold = best - cut / scale
