@@ -19,10 +19,10 @@ from experiments.release.tuning import select
 EPS = [0.1, 0.15, 0.2, 0.25, 0.5, 1.0]
 
 
-def collected(dq_rounds: int = 3) -> pd.DataFrame:
+def collected(dq_rounds: int = 3, jam: bool = False) -> pd.DataFrame:
     """A collected table of one figure row: PMW^Pub with two sources whose errors span less than
     a decade, public only and best mixture per source, DualQuery (``dq_rounds`` rounds at the
-    lowest ε, 40 elsewhere) and AIM, 3 runs each."""
+    lowest ε, 40 elsewhere) and AIM, 3 runs each; with ``jam``, JAM-PGM on each source too."""
     rng = np.random.default_rng(0)
     rows = []
 
@@ -40,6 +40,8 @@ def collected(dq_rounds: int = 3) -> pd.DataFrame:
         for eps, T in itertools.product(EPS, (10, 25, 50)):
             add("pmwpub", source, eps, T, base * (1 + 0.1 * (T == 25)) / (1 + eps))
         add("public_only", source, 1.0, error=base)
+        for eps in EPS if jam else ():
+            add("jam_pgm", source, eps, error=base / 2 / (1 + eps))
         add("best_mixture", source, 1.0, error=0.0, trace_lp_value=base / 4,
             trace_mw_value=base / 2)
     for eps in EPS:
@@ -89,6 +91,17 @@ def test_release_figure_panels_label_every_eps():
     _, axes = drawn(collected())
     for ax in axes:
         assert [float(t.get_text()) for t in ax.get_xticklabels() if t.get_text()] == EPS
+
+
+def test_each_public_line_of_a_panel_is_its_own_labelled_curve():
+    _, axes = drawn(collected(jam=True))
+    for ax in axes:
+        source = ax.get_title().rsplit(": ", 1)[-1]
+        curves = {t.get_text(): line for t, line in zip(ax.get_legend().get_texts(),
+                                                        ax.get_legend_handles_labels()[0])}
+        for name in ("PMW$^{Pub}$", "JAM-PGM"):
+            x = curves[f"{name} ({source})"].lines[0].get_xdata()
+            assert list(x) == EPS                          # one point per ε, not two lines in one
 
 
 def test_degenerate_dualquery_is_said_in_the_legend():

@@ -34,6 +34,8 @@ ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "mst": "MST", "jam_pgm": "JAM-PGM"}
 BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange", "AIM": "tab:red",
                    "MST": "tab:purple"}
+#: lines that use the panel's public source; PMW^Pub keeps the public-only line's colour
+PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init": "tab:olive"}
 COLUMNS = 5
 
 
@@ -154,10 +156,13 @@ def few_rounds_note(runs: pd.DataFrame, line: str) -> str:
 
 
 def draw_panel(ax, fig, row: str, source: str) -> None:
-    """PMW^Pub with ``source``, its public-only line, the row's baselines, and shaded the area
-    below the source's exact best mixture error."""
+    """Every line that uses ``source`` (PMW^Pub; JAM-PGM and AIM+public init where run), its
+    public-only line, the row's baselines, and shaded the area below the source's exact best
+    mixture error."""
     mine = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == source)]
-    _errorbar(ax, mine, color="tab:blue", label=f"PMW^Pub ({source})")
+    for line, part in mine.groupby("line", sort=False):
+        name = line.split(" / ")[-1].split(" [")[0]
+        _errorbar(ax, part, color=PUBLIC_COLORS.get(name, "tab:gray"), label=f"{name} ({source})")
     _reference(ax, fig.public_ref, row, source, "public only", color="tab:blue")
     _baselines(ax, fig, row)
     _shade(ax, fig, row, source)
