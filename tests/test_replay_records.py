@@ -38,3 +38,17 @@ def test_a_record_of_another_sample_is_refused():
     new[0]["run"] = 7
     with pytest.raises(UserError, match="same sample"):
         differences(new, record())
+
+
+def test_an_unwritable_output_is_refused_before_any_run(tmp_path, monkeypatch):
+    from experiments.release.bench import replay
+
+    def no_runs():
+        raise AssertionError("ran before checking the output path")
+
+    monkeypatch.setattr(replay, "sampled_runs", no_runs)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for out in (tmp_path, blocker / "out.json"):
+        with pytest.raises(UserError, match="cannot write"):
+            replay.run_replay(str(out))

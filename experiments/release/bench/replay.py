@@ -19,6 +19,7 @@ import pandas as pd
 from experiments.console import UserError
 from experiments.release.catalogue import ARTEFACTS
 from experiments.release.problems import build_problem, data_context, repetition_streams
+from experiments.release.rules import WRITABLE
 from experiments.release.reproduce import REPO, plan
 from experiments.release.store import config_hash
 from pubpriv_core.algorithms import run_algorithm
@@ -86,6 +87,9 @@ def run_replay(out: str, against: str | None = None) -> int:
     """Record the sample to ``out`` (JSON); compare with the record ``against`` if given.
     Returns 0 when nothing differs, 1 otherwise."""
     old = _read(against) if against else None
+    target = Path(out).expanduser()
+    if target.is_dir() or not WRITABLE.accepts(str(target.absolute().parent)):
+        raise UserError(f"cannot write {out}; pass a writable file path")
     records = []
     for cfg, row in sampled_runs():
         records.append(replay_run(cfg, row))
@@ -93,7 +97,8 @@ def run_replay(out: str, against: str | None = None) -> int:
         print(f"{r['config_hash']} run {r['run']}: eps={r['eps']:g} T={r['T']} "
               f"delta={r['delta_bias']:+g} max error {r['max_error']:.6f}", flush=True)
     try:
-        Path(out).write_text(json.dumps(records))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(records))
     except OSError as err:
         raise UserError(f"cannot write {out} ({err.strerror}); pass a writable path") from None
     same = sum(r["max_error"] == r["committed_max_error"]
