@@ -135,8 +135,8 @@ def _add_serial(codes, values, attrs, strides, ks, cells, pair_start, src, dst, 
 def _add(codes, values, plan, chunk, out):
     """One thread for small passes (waking threads costs more than it saves), all cores else.
     Cells are computed in :func:`cell_dtype` of the plan's tables."""
-    attrs, strides, *rest = plan.arrays()
-    arrays = (attrs, strides.astype(cell_dtype(plan.cells)), *rest)
+    attrs, _, *rest = plan.arrays()
+    arrays = (attrs, plan.cell_strides, *rest)
     if values.size * plan.num_tables < PARALLEL_MIN_PAIRS:
         _add_serial(codes, values, *arrays, chunk, out)
         return
@@ -163,10 +163,9 @@ def table_cells(codes, plan) -> np.ndarray:
     """(G, m): the cell of every support row in every table of ``plan`` (G tables, m rows), in
     :func:`cell_dtype` of its tables (2 bytes per (table, row) for super-marginals of at most
     2^15 cells); read by :func:`add_marginals_by_cells`. Filled on all cores."""
-    strides = plan.strides.astype(cell_dtype(plan.cells))
-    out = np.zeros((plan.num_tables, codes.shape[1]), dtype=strides.dtype)
+    out = np.zeros((plan.num_tables, codes.shape[1]), dtype=plan.cell_strides.dtype)
     with _PARALLEL_LOCK:
-        _table_cells(codes, plan.attrs, strides, plan.ks, out)
+        _table_cells(codes, plan.attrs, plan.cell_strides, plan.ks, out)
     return out
 
 

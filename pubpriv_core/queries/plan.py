@@ -20,11 +20,12 @@ is a marginal and the sums are exactly the row-ordered sums.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pubpriv_core.queries.kernels import narrow_int
+from pubpriv_core.queries.kernels import cell_dtype, narrow_int
 
 if TYPE_CHECKING:
     from pubpriv_core.queries.workload import MarginalWorkload
@@ -62,6 +63,12 @@ class MarginalPlan:
     @property
     def num_tables(self) -> int:
         return int(self.ks.size)
+
+    @cached_property
+    def cell_strides(self) -> np.ndarray:
+        """``strides`` in the narrowest integer type holding every table's cell ids
+        (:func:`~pubpriv_core.queries.kernels.cell_dtype`), the type the kernels compute cells in."""
+        return self.strides.astype(cell_dtype(self.cells))
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (self.attrs, self.strides, self.ks, self.cells, self.pair_start, self.src,
