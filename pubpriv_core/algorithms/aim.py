@@ -36,7 +36,7 @@ import time
 import numpy as np
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-from pubpriv_core.algorithms import pgm
+from pubpriv_core.algorithms import junction_size, pgm
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.select_measure import (MarginalData, MeasurementSet, Mechanisms,
                                                     check_fraction, check_model_size,
@@ -154,11 +154,12 @@ class AIMRun:
         return self.private.cliques + self.public.cliques
 
     def eligible(self, limit_mb: float) -> list[pgm.Clique]:
-        """Candidates inside a modelled clique, or keeping JT-SIZE ≤ ``limit_mb`` (line 13)."""
-        cliques = self.model_cliques()
-        return [r for r in self.candidates
-                if any(set(r) <= set(c) for c in cliques)
-                or pgm.model_size_mb(self.domain, [*cliques, r]) <= limit_mb]
+        """Candidates inside a modelled clique, or keeping JT-SIZE ≤ ``limit_mb`` (line 13;
+        :func:`~pubpriv_core.algorithms.junction_size.within_limit`: ``mbi``'s junction-tree
+        size, computed exactly on attribute bitsets)."""
+        keep = junction_size.within_limit(self.domain, self.model_cliques(), self.candidates,
+                                          limit_mb)
+        return [r for r, ok in zip(self.candidates, keep) if ok]
 
     def round_cost(self) -> float:
         return self.relation.marginal_l2 ** 2 / (2.0 * self.sigma ** 2) + self.eps ** 2 / 8.0

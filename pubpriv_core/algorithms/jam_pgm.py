@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from pubpriv_core.algorithms import pgm
+from pubpriv_core.algorithms import junction_size, pgm
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, MarginalData, MeasurementSet,
                                                     Mechanisms, check_fraction,
@@ -91,11 +91,12 @@ class JAMRun:
         self.picks: list[tuple[pgm.Clique, str]] = []
 
     def eligible(self, limit_mb: float) -> list[pgm.Clique]:
-        """Keep the candidates inside a modelled clique or within ``limit_mb``; drop the rest."""
-        cliques = self.measurements.cliques
-        self.candidates = [r for r in self.candidates
-                           if any(set(r) <= set(c) for c in cliques)
-                           or pgm.model_size_mb(self.domain, [*cliques, r]) <= limit_mb]
+        """Keep the candidates inside a modelled clique or within JT-SIZE ≤ ``limit_mb`` (AIM
+        Alg. 2 line 13; :func:`~pubpriv_core.algorithms.junction_size.within_limit`: ``mbi``'s
+        junction-tree size, computed exactly on attribute bitsets); drop the rest."""
+        keep = junction_size.within_limit(self.domain, self.measurements.cliques,
+                                          self.candidates, limit_mb)
+        self.candidates = [r for r, ok in zip(self.candidates, keep) if ok]
         return self.candidates
 
     def scores(self, eligible: list[pgm.Clique], sigma: float) -> np.ndarray:
