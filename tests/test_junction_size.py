@@ -164,3 +164,14 @@ def test_runs_identical_with_mbi_size_filter(monkeypatch, algo, options):
     assert with_fast.trace["selected"] == with_mbi.trace["selected"]
     assert with_fast.trace["ledger"] == with_mbi.trace["ledger"]
     np.testing.assert_array_equal(with_fast.answers, with_mbi.answers)
+
+
+def test_jam_pgm_limit_leaving_no_first_candidate_is_a_one_line_error():
+    """36 cells pass the one-marginal check, but the first round's MAX-SIZE/T = 6 cells is
+    below JT-SIZE of any single candidate (the 14 one-way cells at least)."""
+    with pytest.raises(ValueError) as info:
+        run_algorithm("jam_pgm", tiny_problem(5), eps=1.0, delta=1e-6, T=1,
+                      rng=np.random.default_rng(0), rounds=6, max_model_size=36 * CELL_MB)
+    message = str(info.value)
+    assert "leaves no candidate within the first round's limit" in message
+    assert "\n" not in message

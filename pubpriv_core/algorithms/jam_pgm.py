@@ -93,9 +93,14 @@ class JAMRun:
     def eligible(self, limit_mb: float) -> list[pgm.Clique]:
         """Keep the candidates inside a modelled clique or within JT-SIZE ≤ ``limit_mb`` (AIM
         Alg. 2 line 13; :func:`~pubpriv_core.algorithms.junction_size.within_limit`: ``mbi``'s
-        junction-tree size, computed exactly on attribute bitsets); drop the rest."""
+        junction-tree size, computed exactly on attribute bitsets); drop the rest. Only the
+        first round can leave none (later, a measured clique passes as inside itself)."""
         keep = junction_size.within_limit(self.domain, self.measurements.cliques,
                                           self.candidates, limit_mb)
+        if not keep.any():
+            raise ValueError(f"algo.max_model_size={self.opts.max_model_size:g} MB leaves no "
+                             f"candidate within the first round's limit MAX-SIZE/T = "
+                             f"{limit_mb:.3g} MB; raise it or lower algo.rounds")
         self.candidates = [r for r, ok in zip(self.candidates, keep) if ok]
         return self.candidates
 
