@@ -70,12 +70,12 @@ def test_long_fits_agree_on_every_measured_marginal_and_the_loss(total):
     assert loss(ours, measured) < loss(start, measured)
 
 
-def test_auto_picks_mbi_above_the_cell_limit():
+def test_auto_picks_the_tree_above_the_cell_limit():
     small = mbi.Domain(["a", "b"], [1000, 2000])
     large = mbi.Domain(["a", "b", "c"], [1000, 2000, 2])
     assert small.size() == pgm.FULL_TABLE_CELLS
     assert pgm.resolve_estimator(small, "auto") == "full_table"
-    assert pgm.resolve_estimator(large, "auto") == "mbi"
+    assert pgm.resolve_estimator(large, "auto") == "tree"
     assert pgm.resolve_estimator(small, "mbi") == "mbi"
     with pytest.raises(ValueError, match="algo.estimator"):
         pgm.resolve_estimator(small, "exact")

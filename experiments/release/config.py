@@ -221,8 +221,9 @@ class Neighbours(Enum):
 
 class PGMEstimator(Enum):
     auto = "auto"
-    mbi = "mbi"
     full_table = "full_table"
+    tree = "tree"
+    mbi = "mbi"
 
 
 @dataclass

@@ -60,7 +60,7 @@ class AIMOptions:
     public_stddev: float = 1.0      # loss weight (stddev) of a public proxy
     public_cliques: str = "workload"  # proxies: the workload marginals, or a public "tree"
     relation: str = "replace_one"   # neighbours: replace_one (n public) or add_remove
-    estimator: str = "auto"         # Private-PGM on the junction tree (mbi) or the joint table
+    estimator: str = "auto"         # Private-PGM: joint table, NumPy junction tree or mbi
 
     @classmethod
     def from_config(cls, problem: ReleaseProblem, options: dict) -> "AIMOptions":

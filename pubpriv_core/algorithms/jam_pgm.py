@@ -19,10 +19,12 @@ and taking it from the public data:
   the authors' code); the model is refitted each round, warm-started from the last round's
   potentials with ``iters`` iterations (250 here: the round's model only scores the next
   selection; the authors' code refits from scratch with 1,000), and once more at the end with
-  ``final_iters`` (1,000). With ``mbi``'s estimator each round's new clique set is a new
-  compiled program, which dominates the run time (``quick_compile`` compiles it at XLA level 0:
-  :class:`~pubpriv_core.algorithms.pgm.QuickCompileMirrorDescent`); the joint-table estimator
-  (``estimator``: ``auto`` on domains of ≤ 2·10⁶ cells) compiles nothing per clique set.
+  ``final_iters`` (1,000). With ``mbi``'s estimator (``estimator=mbi``) each round's new clique
+  set is a new compiled program, which dominates the run time (``quick_compile``, read by that
+  estimator only, compiles it at XLA level 0:
+  :class:`~pubpriv_core.algorithms.pgm.QuickCompileMirrorDescent`); the joint-table and NumPy
+  junction-tree estimators (``auto``: the table on domains of ≤ 2·10⁶ cells, else the tree)
+  compile nothing per clique set.
 """
 from __future__ import annotations
 
@@ -52,8 +54,8 @@ class JAMOptions:
     max_model_size: float = 80.0   # MAX-SIZE, MB of junction-tree tables
     iters: int = 250               # Private-PGM iterations per round (warm-started)
     final_iters: int = 1000        # iterations of the final fit
-    quick_compile: bool = True     # mbi's estimator compiled at XLA optimisation level 0
-    estimator: str = "auto"        # Private-PGM on the junction tree (mbi) or the joint table
+    quick_compile: bool = True     # estimator=mbi only: compiled at XLA optimisation level 0
+    estimator: str = "auto"        # Private-PGM: joint table, NumPy junction tree or mbi
 
     @classmethod
     def from_config(cls, problem: ReleaseProblem, options: dict) -> "JAMOptions":

@@ -38,7 +38,7 @@ class MSTOptions:
 
     iters: int = 1000          # fit of the one-way model used by the selection
     final_iters: int = 5000    # final fit on the one- and two-way measurements
-    estimator: str = "auto"    # Private-PGM on the junction tree (mbi) or the joint table
+    estimator: str = "auto"    # Private-PGM: joint table, NumPy junction tree or mbi
 
     @classmethod
     def from_config(cls, problem: ReleaseProblem, options: dict) -> "MSTOptions":

@@ -7,8 +7,9 @@ is the glue: JAX runs on the CPU in float64 with its persistent compilation cach
 package's own advice, printed as a warning otherwise); cliques are tuples of attribute names in
 domain order; data marginals are computed here by ``bincount`` and model marginals by exact
 variable elimination in NumPy (:class:`ModelMarginals`), which avoids compiling one JAX program
-per queried clique. :func:`fit` chooses between ``mbi``'s junction-tree estimator and the same
-mirror descent on the joint table (:mod:`~pubpriv_core.algorithms.pgm_joint`) for small domains.
+per queried clique. :func:`fit` runs the same mirror descent on the joint table
+(:mod:`~pubpriv_core.algorithms.pgm_joint`) for small domains, on a junction tree in NumPy
+(:mod:`~pubpriv_core.algorithms.pgm_tree`) for large ones, or ``mbi``'s own JAX estimator.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ jax.config.update("jax_enable_compilation_cache", False)
 import mbi  # noqa: E402  (after the JAX settings above, which mbi checks on import)
 from mbi import estimation, junction_tree  # noqa: E402
 
-from pubpriv_core.algorithms import junction_size, pgm_joint  # noqa: E402
+from pubpriv_core.algorithms import junction_size, pgm_joint, pgm_tree  # noqa: E402
 from pubpriv_core.data.domain import Domain  # noqa: E402
 from pubpriv_core.queries import MarginalWorkload  # noqa: E402
 
@@ -83,8 +84,8 @@ class QuickCompileMirrorDescent(estimation.MirrorDescent):
                           compiler_options={"xla_backend_optimization_level": 0})
 
 
-ESTIMATORS = ("auto", "mbi", "full_table")
-FULL_TABLE_CELLS = 2_000_000   # ``auto``: the joint table up to 2·10⁶ cells (16 MB), else mbi
+ESTIMATORS = ("auto", "full_table", "tree", "mbi")
+FULL_TABLE_CELLS = 2_000_000   # ``auto``: the joint table up to 2·10⁶ cells (16 MB), else the tree
 
 
 def check_estimator(name: str) -> None:
@@ -95,11 +96,11 @@ def check_estimator(name: str) -> None:
 
 def resolve_estimator(domain: mbi.Domain, name: str) -> str:
     """``auto``: ``full_table`` when the domain has at most :data:`FULL_TABLE_CELLS` cells, else
-    ``mbi``; any other name as given."""
+    ``tree``; any other name as given."""
     check_estimator(name)
     if name != "auto":
         return name
-    return "full_table" if domain.size() <= FULL_TABLE_CELLS else "mbi"
+    return "full_table" if domain.size() <= FULL_TABLE_CELLS else "tree"
 
 
 def fit(domain: mbi.Domain, measurements: list, total: float | None, iters: int,
@@ -109,14 +110,23 @@ def fit(domain: mbi.Domain, measurements: list, total: float | None, iters: int,
     replace-one neighbours) or, if None, estimated from the measurements (``mbi``'s
     minimum-variance unbiased total: add/remove).
 
-    ``estimator`` (:func:`resolve_estimator`): ``mbi`` runs ``mbi``'s junction-tree estimator
-    (one compiled program per clique set; ``quick_compile`` compiles it at XLA level 0) and
-    returns an ``mbi.MarkovRandomField``; ``full_table`` runs the same iteration on the joint
-    table (:mod:`~pubpriv_core.algorithms.pgm_joint`, nothing compiled per clique set) and
-    returns a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel`. A warm start must come
-    from the same estimator."""
-    if resolve_estimator(domain, estimator) == "full_table":
-        return pgm_joint.fit(domain, measurements, total, iters, warm_start=warm_start)
+    ``estimator`` (:func:`resolve_estimator`): ``full_table`` runs the iteration on the joint
+    table (:mod:`~pubpriv_core.algorithms.pgm_joint`) and returns a
+    :class:`~pubpriv_core.algorithms.pgm_joint.JointModel`; ``tree`` runs it on the junction
+    tree in NumPy (:mod:`~pubpriv_core.algorithms.pgm_tree`) and returns a
+    :class:`~pubpriv_core.algorithms.pgm_tree.TreeModel` — neither compiles anything per clique
+    set; ``mbi`` runs ``mbi``'s JAX junction-tree estimator (one compiled program per clique
+    set; ``quick_compile``, which only this estimator reads, compiles it at XLA level 0) and
+    returns an ``mbi.MarkovRandomField``. A warm start must come from the same estimator."""
+    name = resolve_estimator(domain, estimator)
+    native = {"full_table": pgm_joint, "tree": pgm_tree}.get(name)
+    kind = {"full_table": pgm_joint.JointModel,
+            "tree": pgm_tree.TreeModel}.get(name, mbi.MarkovRandomField)
+    if warm_start is not None and not isinstance(warm_start, kind):
+        raise ValueError(f"cannot warm-start estimator {name} from a {type(warm_start).__name__};"
+                         " use one estimator for the whole run")
+    if native is not None:
+        return native.fit(domain, measurements, total, iters, warm_start=warm_start)
     mirror = QuickCompileMirrorDescent() if quick_compile else estimation.MirrorDescent()
     return mirror.estimate(domain, measurements,
                            known_total=None if total is None else float(total),
@@ -125,7 +135,7 @@ def fit(domain: mbi.Domain, measurements: list, total: float | None, iters: int,
 
 def model_cliques(model) -> list[Clique]:
     """The cliques of a fitted model's potentials (either estimator)."""
-    if isinstance(model, pgm_joint.JointModel):
+    if isinstance(model, (pgm_joint.JointModel, pgm_tree.TreeModel)):
         return model.cliques
     return list(model.potentials.cliques)
 
@@ -141,7 +151,9 @@ class ModelMarginals:
     """Marginals of a fitted model, in counts summing to its total, as NumPy arrays.
 
     For a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel` a marginal is a sum of its
-    joint table. Otherwise a clique inside one of the model's cliques is projected from the fitted clique marginals;
+    joint table; a :class:`~pubpriv_core.algorithms.pgm_tree.TreeModel` answers from its
+    calibrated junction tree (:meth:`~pubpriv_core.algorithms.pgm_tree.TreeModel.marginal`).
+    For ``mbi``'s model a clique inside one of the model's cliques is projected from the fitted clique marginals;
     any other by variable elimination in log space over the potentials ψ_c (``mbi``'s greedy
     elimination order; an attribute in no potential is uniform), normalised to the total. Log
     space matters: noise-free public measurements with empty cells drive potentials far below
@@ -151,6 +163,9 @@ class ModelMarginals:
     def __init__(self, model):
         self.total = float(model.total)
         self.joint = model if isinstance(model, pgm_joint.JointModel) else None
+        self.tree = model if isinstance(model, pgm_tree.TreeModel) else None
+        if self.tree is not None:
+            return
         if self.joint is not None:
             self.counts = self.joint.counts()
             return
@@ -160,6 +175,8 @@ class ModelMarginals:
                         for c in model.potentials.cliques]
 
     def __call__(self, clique: Clique) -> np.ndarray:
+        if self.tree is not None:
+            return self.tree.marginal(clique).ravel()
         if self.joint is not None:
             return self.joint.marginal(clique, self.counts).ravel()
         for parent, table in self.fitted.items():

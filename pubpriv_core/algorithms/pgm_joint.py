@@ -7,12 +7,10 @@ log-potential θ_C per maximal measured clique C, by the mirror-descent step
 so when |X| is small the iteration can run on the table θ itself: every μ_C is a sum of p, and
 no program has to be compiled for a new clique set (``mbi`` compiles one per set).
 
-The iterates are ``mbi.estimation.MirrorDescent``'s (mbi v2): the same loss (σ clipped at
-1e-12), the same Armijo rule — a step is kept when
-L(μ) − L(μ') ≥ ½α·⟨∇L(μ), μ − μ'⟩, then α ← 1.01·α, else α ← α/2 and θ stays — started at
-α₀ = 2/(L_∇·n) with L_∇ ``mbi``'s Lipschitz constant of ∇L, ⌈iters/50⌉·50 steps, the total n
-given or ``mbi``'s minimum-variance estimate from the measurements, and the warm start the
-previous model's θ. Only floating-point rounding differs.
+The iterates are ``mbi.estimation.MirrorDescent``'s (the loop of
+:mod:`~pubpriv_core.algorithms.pgm_descent`), the total n given or ``mbi``'s minimum-variance
+estimate from the measurements, and the warm start the previous model's θ. Only floating-point
+rounding differs.
 """
 from __future__ import annotations
 
@@ -20,8 +18,8 @@ import math
 
 import numba
 import numpy as np
-import scipy.sparse
-from mbi import clique_utils, estimation, marginal_loss
+
+from pubpriv_core.algorithms import pgm_descent
 
 Clique = tuple[str, ...]
 
@@ -53,48 +51,31 @@ class JointModel:
         return np.transpose(table.sum(axis=hidden), [kept.index(a) for a in clique])
 
 
-class _Layout:
-    """Index maps of one clique set: cell of X → cell of each maximal clique (``index``, one
-    row per cell, offsets into the concatenated marginals), and the 0/1 matrix taking the
-    concatenated maximal marginals to the concatenated measured ones."""
+class _Table:
+    """The joint table θ as an :class:`~pubpriv_core.algorithms.pgm_descent.Iterate`: the cell
+    of each maximal clique for every cell of X (``index``, one row per cell, offsets into the
+    concatenated marginals), and buffers for θ, θ' and their marginals."""
 
-    def __init__(self, domain, measurements: list):
+    def __init__(self, domain, objective: pgm_descent.Objective, theta: np.ndarray,
+                 total: float):
         attributes = list(domain.attributes)
-        self.maximal = clique_utils.maximal_subset([m.clique for m in measurements])
-        sizes = [domain.size(c) for c in self.maximal]
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         cells = np.indices(domain.shape).reshape(len(attributes), -1)
-        self.index = np.empty((cells.shape[1], len(self.maximal)), dtype=np.int32)
-        for k, clique in enumerate(self.maximal):
+        self.index = np.empty((cells.shape[1], len(objective.maximal)), dtype=np.int32)
+        for k, clique in enumerate(objective.maximal):
             axes = [attributes.index(a) for a in clique]
             self.index[:, k] = np.ravel_multi_index(cells[axes], domain.project(clique).shape)
-        self.project = self._projection(domain, measurements)
-        self.values = np.concatenate([np.ravel(m.noisy_measurement) for m in measurements])
-        self.precision = np.concatenate([np.full(np.size(m.noisy_measurement),
-                                                 max(float(m.stddev), 1e-12) ** -2)
-                                         for m in measurements])
+        self.offsets, self.total = objective.offsets, total
+        self.theta, self.candidate = theta, np.empty_like(theta)
+        self.mu, self.mu_next = np.empty(objective.cells), np.empty(objective.cells)
 
-    def _projection(self, domain, measurements: list) -> scipy.sparse.csr_matrix:
-        rows, cols, start = [], [], 0
-        for m in measurements:
-            k = next(k for k, c in enumerate(self.maximal) if set(m.clique) <= set(c))
-            parent = self.maximal[k]
-            shape = domain.project(parent).shape
-            cells = np.indices(shape).reshape(len(parent), -1)
-            axes = [parent.index(a) for a in m.clique]
-            target = np.ravel_multi_index(cells[axes], domain.project(m.clique).shape)
-            rows.append(start + target)
-            cols.append(self.offsets[k] + np.arange(cells.shape[1]))
-            start += domain.size(m.clique)
-        rows, cols = np.concatenate(rows), np.concatenate(cols)
-        return scipy.sparse.csr_matrix((np.ones(rows.size), (rows, cols)),
-                                       shape=(start, int(self.offsets[-1])))
+    def propose(self, direction: np.ndarray, alpha: float) -> np.ndarray:
+        _step_table(self.theta, direction, alpha, self.index, self.offsets, self.total,
+                    self.candidate, self.mu_next)
+        return self.mu_next
 
-    def loss_and_gradient(self, mu: np.ndarray) -> tuple[float, np.ndarray]:
-        """L(μ) and ∇_{μ_C}L for every maximal C (concatenated), from maximal marginals μ."""
-        residual = self.project @ mu - self.values
-        weighted = residual * self.precision
-        return 0.5 * float(residual @ weighted), self.project.T @ weighted
+    def accept(self) -> None:
+        self.theta, self.candidate = self.candidate, self.theta
+        self.mu, self.mu_next = self.mu_next, self.mu
 
 
 @numba.njit(cache=True)
@@ -124,28 +105,10 @@ def fit(domain, measurements: list, total: float | None, iters: int,
     """Private-PGM estimate by mirror descent on the joint table (see the module docstring);
     ``measurements`` are ``mbi.LinearMeasurement`` of identity queries, ``total`` None means
     ``mbi``'s minimum-variance unbiased total."""
-    if total is None:
-        total = estimation.minimum_variance_unbiased_total(measurements)
-    layout = _Layout(domain, measurements)
+    total = pgm_descent.total_of(measurements, total)
+    objective = pgm_descent.Objective(domain, measurements)
     theta = (np.zeros(domain.size()) if warm_start is None
              else warm_start.log_table.ravel().copy())
-    candidate = np.empty_like(theta)
-    mu, mu_next = np.empty(int(layout.offsets[-1])), np.empty(int(layout.offsets[-1]))
-    _step_table(theta, np.zeros_like(mu), 0.0, layout.index, layout.offsets, float(total), candidate, mu)
-    theta, candidate = candidate, theta
-    lipschitz = marginal_loss.calculate_l2_lipschitz_from_metadata(domain, measurements)
-    alpha = 2.0 / (lipschitz * total)
-    loss, gradient = layout.loss_and_gradient(mu)
-    block = estimation.CALLBACK_EVERY
-    for _ in range(block * math.ceil(iters / block)):
-        _step_table(theta, gradient, alpha, layout.index, layout.offsets, float(total),
-                    candidate, mu_next)
-        loss_next, gradient_next = layout.loss_and_gradient(mu_next)
-        if loss - loss_next >= 0.5 * alpha * float(gradient @ (mu - mu_next)):
-            theta, candidate = candidate, theta
-            mu, mu_next = mu_next, mu
-            loss, gradient = loss_next, gradient_next
-            alpha *= 1.01
-        else:
-            alpha *= 0.5
-    return JointModel(domain, layout.maximal, theta.reshape(domain.shape), total)
+    table = _Table(domain, objective, theta, total)
+    pgm_descent.descend(objective, table, total, iters)
+    return JointModel(domain, objective.maximal, table.theta.reshape(domain.shape), total)

@@ -1,0 +1,169 @@
+"""Private-PGM on a junction tree in NumPy against the joint table and ``mbi``: same iterates,
+exact marginals inside and outside the tree's cliques, and AIM/MST/JAM-PGM run through it."""
+import itertools
+
+import numpy as np
+import pytest
+
+from pubpriv_core.algorithms import pgm, run_algorithm
+from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.algorithms.pgm import ModelMarginals
+from pubpriv_core.algorithms.pgm_joint import JointModel
+from pubpriv_core.algorithms.pgm_tree import TreeModel
+from pubpriv_core.data import from_dataset, load_dataset
+from pubpriv_core.queries import MarginalWorkload
+
+import mbi  # noqa: E402  (after pgm, which sets JAX up for it)
+
+ATTRIBUTES, SHAPE = ["a", "b", "c", "d", "e", "f"], [3, 4, 2, 5, 3, 2]
+STRUCTURES = {
+    "chain": [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "f")],
+    "star": [("a", "d"), ("b", "d"), ("c", "d"), ("d", "e"), ("f",)],
+    "loop": [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d"), ("d", "e", "f"), ("b", "e")],
+}
+TOTAL = 500.0
+
+
+def domain() -> mbi.Domain:
+    return mbi.Domain(ATTRIBUTES, SHAPE)
+
+
+def measurements(seed: int, cliques):
+    """Noisy marginals (and their sub-marginals) of a random table, unequal stddevs."""
+    rng = np.random.default_rng(seed)
+    dom = domain()
+    table = rng.dirichlet(np.ones(dom.size()) * 0.5).reshape(dom.shape) * TOTAL
+    joint = JointModel(dom, [], np.log(table), TOTAL)
+    measured = []
+    for clique in [*cliques, *[c[:1] for c in cliques]]:
+        stddev = 0.5 + 3.0 * rng.random()
+        noisy = joint.marginal(clique).ravel() + rng.normal(0.0, stddev, dom.size(clique))
+        measured.append(pgm.measurement(noisy, clique, stddev))
+    return dom, measured
+
+
+def all_cliques(size: int):
+    return list(itertools.combinations(ATTRIBUTES, size))
+
+
+def max_gap(first, second, cliques) -> float:
+    a, b = ModelMarginals(first), ModelMarginals(second)
+    return max(np.abs(a(c) - b(c)).max() for c in cliques)
+
+
+@pytest.mark.parametrize("structure", list(STRUCTURES))
+@pytest.mark.parametrize("iters", [50, 150])
+def test_iterates_match_the_joint_table_and_mbi(structure, iters):
+    dom, measured = measurements(3, STRUCTURES[structure])
+    tree = pgm.fit(dom, measured, TOTAL, iters, estimator="tree")
+    assert isinstance(tree, TreeModel)
+    assert len(tree.junction.cliques) >= 3
+    for other in ("full_table", "mbi"):
+        model = pgm.fit(dom, measured, TOTAL, iters, estimator=other)
+        assert max_gap(tree, model, all_cliques(2)) < 1e-8 * TOTAL
+
+
+@pytest.mark.parametrize("total", [TOTAL, None])
+def test_warm_started_iterates_match_the_joint_table(total):
+    dom, measured = measurements(4, STRUCTURES["loop"])
+    first = measured[:3]
+    tree = pgm.fit(dom, first, total, 100, estimator="tree")
+    joint = pgm.fit(dom, first, total, 100, estimator="full_table")
+    assert max_gap(tree, joint, all_cliques(3)) < 1e-8 * float(joint.total)
+    tree = pgm.fit(dom, measured, total, 100, warm_start=tree, estimator="tree")
+    joint = pgm.fit(dom, measured, total, 100, warm_start=joint, estimator="full_table")
+    assert tree.total == pytest.approx(joint.total, rel=1e-12)
+    assert max_gap(tree, joint, all_cliques(3)) < 1e-8 * float(joint.total)
+
+
+def random_model(structure: str, seed: int, scale: float):
+    """A TreeModel with random potentials on ``structure`` and the JointModel of θ = Σ θ_C."""
+    rng = np.random.default_rng(seed)
+    dom = domain()
+    cliques = STRUCTURES[structure]
+    tables = [rng.normal(0.0, scale, dom.project(c).shape) for c in cliques]
+    log_table = np.zeros(dom.shape)
+    for clique, table in zip(cliques, tables):
+        log_table = log_table + mbi.Factor(dom.project(clique), table).expand(dom).values
+    return TreeModel(dom, cliques, tables, TOTAL), JointModel(dom, cliques, log_table, TOTAL)
+
+
+@pytest.mark.parametrize("structure", list(STRUCTURES))
+@pytest.mark.parametrize("scale", [1.0, 400.0])
+def test_every_marginal_equals_the_joint_tables(structure, scale):
+    tree, joint = random_model(structure, 7, scale)
+    counts = joint.counts()
+    outside = 0
+    for size in (1, 2, 3, 4):
+        for clique in all_cliques(size):
+            for order in (clique, clique[::-1]):
+                expected = joint.marginal(order, counts)
+                np.testing.assert_allclose(tree.marginal(order), expected, rtol=0,
+                                           atol=1e-9 * TOTAL)
+            outside += tree.junction.host(clique) < 0
+    assert outside > 10
+
+
+def test_extreme_potentials_take_the_exact_path():
+    """Potentials thousands of nats apart (as empty public cells drive them) underflow any
+    exp taken against one max per table; the per-separator-cell maxima keep every marginal
+    exact."""
+    tree, joint = random_model("loop", 8, 1.0)
+    dom = domain()
+    tables = [np.asarray(t, dtype=float).copy() for t in tree.potentials.values()]
+    tables[0][0, :] -= 2000.0
+    tables[4][:, 1, :] += 900.0
+    tree = TreeModel(dom, tree.cliques, tables, TOTAL)
+    log_table = np.zeros(dom.shape)
+    for clique, table in zip(tree.cliques, tables):
+        log_table = log_table + mbi.Factor(dom.project(clique), table).expand(dom).values
+    joint = JointModel(dom, tree.cliques, log_table, TOTAL)
+    for clique in all_cliques(2) + all_cliques(3):
+        np.testing.assert_allclose(tree.marginal(clique), joint.marginal(clique), rtol=0,
+                                   atol=1e-9 * TOTAL)
+
+
+def test_auto_picks_the_tree_above_the_cell_limit_and_warm_starts_stay_with_one_estimator():
+    large = mbi.Domain(["a", "b", "c"], [1000, 2000, 2])
+    assert pgm.resolve_estimator(large, "auto") == "tree"
+    assert pgm.resolve_estimator(large, "mbi") == "mbi"
+    dom, measured = measurements(5, STRUCTURES["chain"])
+    joint = pgm.fit(dom, measured, TOTAL, 50, estimator="full_table")
+    with pytest.raises(ValueError, match="cannot warm-start estimator tree from a JointModel"):
+        pgm.fit(dom, measured, TOTAL, 50, warm_start=joint, estimator="tree")
+    tree = pgm.fit(dom, measured[:2], TOTAL, 50, estimator="tree")
+    with pytest.raises(ValueError, match="lies in no measured clique"):
+        pgm.fit(dom, measured[2:3], TOTAL, 50, warm_start=tree, estimator="tree")
+
+
+def tiny(public: bool = False) -> ReleaseProblem:
+    names = ["a0", "a1", "a2", "a3", "a4"]
+    private = load_dataset("synthetic", preset="tiny").project(names)
+    workload = MarginalWorkload.random(private.domain, 3, None, 0)
+    if not public:
+        return ReleaseProblem(private, workload)
+    source = from_dataset(private)
+    return ReleaseProblem(private, workload, source.support.records, source.weights,
+                          source.n_rows)
+
+
+@pytest.mark.parametrize("algo, options, public", [
+    ("aim", {"rounds": 8}, False),
+    ("mst", {}, False),
+    ("jam_pgm", {"rounds": 5}, True),
+])
+def test_mechanisms_make_the_same_selections_with_the_tree(algo, options, public):
+    problem = tiny(public)
+    releases = [run_algorithm(algo, problem, eps=2.0, delta=1e-6, T=1,
+                              rng=np.random.default_rng(5), estimator=name, **options)
+                for name in ("full_table", "tree")]
+    assert releases[0].trace["selected"] == releases[1].trace["selected"]
+    assert releases[0].rho == releases[1].rho
+    np.testing.assert_allclose(releases[0].answers, releases[1].answers, atol=1e-6)
+    assert isinstance(releases[1].trace["model"], TreeModel)
+
+
+def test_unknown_estimator_is_refused():
+    with pytest.raises(ValueError, match="unknown algo.estimator='junction'"):
+        run_algorithm("mst", tiny(), eps=1.0, delta=1e-6, T=1,
+                      rng=np.random.default_rng(0), estimator="junction")
