@@ -6,12 +6,10 @@ import numpy as np
 import pytest
 
 from pubpriv_core.algorithms import pgm, run_algorithm
-from pubpriv_core.algorithms.base import ReleaseProblem
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.algorithms.pgm_joint import JointModel
 from pubpriv_core.algorithms.pgm_tree import TreeModel
-from pubpriv_core.data import from_dataset, load_dataset
-from pubpriv_core.queries import MarginalWorkload
+from test_pgm_joint import check_same_release, tiny
 
 import mbi  # noqa: E402  (after pgm, which sets JAX up for it)
 
@@ -136,30 +134,14 @@ def test_auto_picks_the_tree_above_the_cell_limit_and_warm_starts_stay_with_one_
         pgm.fit(dom, measured[2:3], TOTAL, 50, warm_start=tree, estimator="tree")
 
 
-def tiny(public: bool = False) -> ReleaseProblem:
-    names = ["a0", "a1", "a2", "a3", "a4"]
-    private = load_dataset("synthetic", preset="tiny").project(names)
-    workload = MarginalWorkload.random(private.domain, 3, None, 0)
-    if not public:
-        return ReleaseProblem(private, workload)
-    source = from_dataset(private)
-    return ReleaseProblem(private, workload, source.support.records, source.weights,
-                          source.n_rows)
-
-
 @pytest.mark.parametrize("algo, options, public", [
     ("aim", {"rounds": 8}, False),
     ("mst", {}, False),
     ("jam_pgm", {"rounds": 5}, True),
 ])
 def test_mechanisms_make_the_same_selections_with_the_tree(algo, options, public):
-    problem = tiny(public)
-    releases = [run_algorithm(algo, problem, eps=2.0, delta=1e-6, T=1,
-                              rng=np.random.default_rng(5), estimator=name, **options)
-                for name in ("full_table", "tree")]
-    assert releases[0].trace["selected"] == releases[1].trace["selected"]
-    assert releases[0].rho == releases[1].rho
-    np.testing.assert_allclose(releases[0].answers, releases[1].answers, atol=1e-6)
+    releases = check_same_release(tiny(public, attributes=5), algo, options,
+                                  ("full_table", "tree"), 1e-6)
     assert isinstance(releases[1].trace["model"], TreeModel)
 
 

@@ -1,4 +1,4 @@
-"""Benchmark AIM, MST and JAM-PGM on the NIST reduced domain: time per run and error.
+"""Benchmark AIM, MST and JAM-PGM on the NIST reduced domain or ADULT: time per run and error.
 
 Setting: private MA-2019 (NIST CRC excerpts, reduced: 9 attributes, |X| = 97,200), all
 C(9, 3) = 84 3-way marginals, ε = 1, δ = 1/n² (``--delta``), replace-one neighbours; JAM-PGM,
@@ -12,8 +12,14 @@ structure repeats, as runs of one sweep do (the joint-table estimator, ``--estim
 full_table`` or ``auto`` on this domain, compiles nothing per clique set). Prints, per algorithm, the wall time of each run, the rounds,
 the ρ and ε spent, and the max and mean error over all workload cells.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--runs 3] [--algos aim mst
-aim_public_tree aim_public_init] [--estimator auto|mbi|full_table]``
+``--dataset adult``: the problem of ``conf/experiment/sota_adult.yaml`` at ``public.delta=0``,
+repetition 0 (ADULT, 13 attributes, |X| ≈ 7.3·10¹¹; W = 256 random 3-way marginals, workload
+seed 0; public = 0.1N rows drawn without bias), which ``auto`` fits on the junction tree
+(``tree``).
+
+Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--dataset nist|adult]
+[--runs 3] [--algos aim mst aim_public_tree aim_public_init]
+[--estimator auto|full_table|tree|mbi]``
 """
 from __future__ import annotations
 
@@ -21,6 +27,8 @@ import time
 
 import numpy as np
 
+from experiments.release import problems
+from experiments.release.cli import compose_config
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
 from pubpriv_core.data import from_dataset, load_dataset
 from pubpriv_core.privacy import default_delta
@@ -39,6 +47,14 @@ def nist_problem() -> ReleaseProblem:
     workload = MarginalWorkload.random(private.domain, 3, None, 0)
     return ReleaseProblem(private, workload, public.support.records, public.weights,
                           public.n_rows)
+
+
+def adult_problem() -> ReleaseProblem:
+    """Repetition 0 of ``experiment=sota_adult public.delta=0`` (the run configs' problem)."""
+    return problems.build_problem(compose_config(["experiment=sota_adult", "public.delta=0"]), 0)
+
+
+PROBLEMS = {"nist": nist_problem, "adult": adult_problem}
 
 
 def bench(problem: ReleaseProblem, variant: str, runs: int, eps: float, delta: float,
@@ -63,15 +79,20 @@ def bench(problem: ReleaseProblem, variant: str, runs: int, eps: float, delta: f
 
 
 def run_benchmark(algos: list[str], runs: int = 3, eps: float = 1.0,
-                  delta: float | None = None, estimator: str = "auto") -> None:
-    """Time ``runs`` releases of each of ``algos`` (keys of ``VARIANTS``) at (ε, δ) with
-    Private-PGM's ``estimator``; δ None: 1/n² (the AIM and JAM-PGM reference codes use 1e-9)."""
-    problem = nist_problem()
+                  delta: float | None = None, estimator: str = "auto",
+                  dataset: str = "nist") -> None:
+    """Time ``runs`` releases of each of ``algos`` (keys of ``VARIANTS``) on ``dataset`` (a key
+    of ``PROBLEMS``) at (ε, δ) with Private-PGM's ``estimator``; δ None: 1/n² (the AIM and
+    JAM-PGM reference codes use 1e-9)."""
+    problem = PROBLEMS[dataset]()
     if delta is not None and not 0 < delta < 1:
         raise ValueError(f"--delta must lie in (0, 1), got {delta}; pass e.g. 1e-9")
     delta = default_delta(problem.n) if delta is None else delta
-    print(f"NIST MA-2019 reduced: n={problem.n}, {problem.workload.describe()}, eps={eps}, "
-          f"delta={delta:.3g}; public MA-2018 (m={problem.public_rows}); estimator {estimator}",
+    setting = ("NIST MA-2019 reduced" if dataset == "nist" else
+               f"ADULT (|X| = {problem.private.domain.size():.3g})")
+    public = "MA-2018" if dataset == "nist" else "unbiased 0.1N"
+    print(f"{setting}: n={problem.n}, {problem.workload.describe()}, eps={eps}, "
+          f"delta={delta:.3g}; public {public} (m={problem.public_rows}); estimator {estimator}",
           flush=True)
     for variant in algos:
         bench(problem, variant, runs, eps, delta, estimator)
