@@ -27,6 +27,11 @@ from pubpriv_core.algorithms import pgm_descent
 Clique = tuple[str, ...]
 
 
+# numpy's greedy contraction path with no cap on intermediates: its default cap (the largest
+# operand) makes it fall back to one loop over every index of the subtree, 10³–10⁵× slower.
+PAIRWISE = ("greedy", 2 ** 40)
+
+
 class _Scope:
     """Tables with named axes: a table over ``attrs`` broadcasts into any scope holding them,
     and junction-tree cliques keep the domain's attribute order."""
@@ -67,20 +72,20 @@ class _Scope:
 
 
 @numba.njit(cache=True)
-def _upward(index, offsets, gather, source, out_column, logs, weights, top, sums):  # pragma: no cover
-    """logs = Σ of the gathered log tables on every cell; top = their max on every cell of
-    ``out_column`` (one max over all cells if it is < 0); weights = exp(logs − top);
+def _upward(index, offsets, gather, source, out_column, weights, top, sums):  # pragma: no cover
+    """weights = exp(logs − top), logs the sum of the gathered log tables on every cell and top
+    their max on every cell of ``out_column`` (one max over all cells if it is < 0);
     sums = weights summed onto ``out_column``'s cells."""
     for i in range(index.shape[0]):
         value = 0.0
         for c in gather:
             value += source[offsets[c] + index[i, c]]
-        logs[i] = value
+        weights[i] = value
         s = index[i, out_column] if out_column >= 0 else 0
         top[s] = max(top[s], value)
     for i in range(index.shape[0]):
         s = index[i, out_column] if out_column >= 0 else 0
-        weight = math.exp(logs[i] - top[s])
+        weight = math.exp(weights[i] - top[s])
         weights[i] = weight
         sums[s] += weight
 
@@ -113,12 +118,13 @@ class _Clique:
                    + ([separators[k]] if parent >= 0 else []))
         sizes = [scope.domain.size(c) for c in columns]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self.index = np.empty((scope.domain.size(attrs), len(columns)), dtype=np.int32)
+        narrow = max(sizes, default=1) <= 2 ** 16   # half the memory traffic per cell
+        self.index = np.empty((scope.domain.size(attrs), len(columns)),
+                              dtype=np.uint16 if narrow else np.int32)
         for c, column in enumerate(columns):
             self.index[:, c] = scope.cell_map(attrs, column)
         self.parent_column = len(columns) - 1 if parent >= 0 else -1
         self.gather = np.arange(len(hosted) + len(children), dtype=np.int64)
-        self.logs = np.empty(len(self.index))
         self.weights = np.empty(len(self.index))
 
     def column(self, vector: np.ndarray, c: int) -> np.ndarray:
@@ -174,7 +180,7 @@ class _Junction:
             cells = layout.column(source, layout.parent_column).size if parent >= 0 else 1
             tops[k], upward_sums[k] = np.full(cells, -np.inf), np.zeros(cells)
             _upward(layout.index, layout.offsets, layout.gather, source, layout.parent_column,
-                    layout.logs, layout.weights, tops[k], upward_sums[k])
+                    layout.weights, tops[k], upward_sums[k])
             if parent >= 0:
                 up[k] = np.log(upward_sums[k]) + tops[k]
         marginals, mass = [None] * len(self.hosts), [0.0] * len(self.cliques)
@@ -274,7 +280,7 @@ class TreeModel:
                          else self._conditional(k, parent[k]))
                 operands += [table, [scope.position[a] for a in self.junction.cliques[k]]]
         attrs = scope.canonical(query)
-        table = np.einsum(*operands, [scope.position[a] for a in attrs], optimize="greedy")
+        table = np.einsum(*operands, [scope.position[a] for a in attrs], optimize=PAIRWISE)
         return attrs, table * (self.total / table.sum())
 
     def _conditional(self, k: int, p: int) -> np.ndarray:
