@@ -92,12 +92,6 @@ def tiny(public: bool = False, attributes: int = 4) -> ReleaseProblem:
                           source.n_rows)
 
 
-@pytest.mark.parametrize("algo, options, public", [
-    ("aim", {"rounds": 6}, False),
-    ("aim", {"rounds": 6, "relation": "add_remove"}, False),
-    ("mst", {}, False),
-    ("jam_pgm", {"rounds": 4}, True),
-])
 def check_same_release(problem, algo, options, estimators, atol):
     """The same seeded run with each estimator: same selections and ρ, answers within atol;
     returns the releases."""
@@ -110,6 +104,12 @@ def check_same_release(problem, algo, options, estimators, atol):
     return releases
 
 
+@pytest.mark.parametrize("algo, options, public", [
+    ("aim", {"rounds": 6}, False),
+    ("aim", {"rounds": 6, "relation": "add_remove"}, False),
+    ("mst", {}, False),
+    ("jam_pgm", {"rounds": 4}, True),
+])
 def test_mechanisms_release_the_same_answers_with_either_estimator(algo, options, public):
     releases = check_same_release(tiny(public), algo, options, ("full_table", "mbi"), 2e-4)
     assert isinstance(releases[0].trace["model"], JointModel)
