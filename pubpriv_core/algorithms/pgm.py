@@ -153,11 +153,11 @@ class ModelMarginals:
     For a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel` a marginal is a sum of its
     joint table; a :class:`~pubpriv_core.algorithms.pgm_tree.TreeModel` answers from its
     calibrated junction tree (:meth:`~pubpriv_core.algorithms.pgm_tree.TreeModel.marginal`).
-    For ``mbi``'s model a clique inside one of the model's cliques is projected from the fitted clique marginals;
-    any other by variable elimination in log space over the potentials ψ_c (``mbi``'s greedy
-    elimination order; an attribute in no potential is uniform), normalised to the total. Log
-    space matters: noise-free public measurements with empty cells drive potentials far below
-    exp's range.
+    For ``mbi``'s model a clique inside one of the model's cliques is projected from the fitted
+    clique marginals; any other by variable elimination in log space over the potentials ψ_c
+    (``mbi``'s greedy elimination order; an attribute in no potential is uniform), normalised to
+    the total. Log space matters: noise-free public measurements with empty cells drive
+    potentials far below exp's range.
     """
 
     def __init__(self, model):
