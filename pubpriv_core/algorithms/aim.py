@@ -187,6 +187,16 @@ class AIMRun:
                                       f"round {len(self.selected) + 1}")
         return eligible[pick], estimates[pick]
 
+    def run_rounds(self) -> None:
+        """Alg. 3 (every one-way marginal measured, the first fit p̂₀), then rounds (lines
+        11–17) until the budget is spent; the final fit is left to the caller."""
+        for clique in self.candidates:
+            if len(clique) == 1:
+                self.measure(clique)
+        self.fit(self.opts.iters)
+        while not self.step():
+            pass
+
     def step(self) -> bool:
         """One round (lines 11–17); True after the last one."""
         last = self.plan_round()
@@ -207,12 +217,7 @@ def run_aim(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     start = time.perf_counter()
     opts = AIMOptions.from_config(problem, options)
     run = AIMRun(problem, rho_from_eps(eps, delta), rng, opts)
-    for clique in run.candidates:
-        if len(clique) == 1:
-            run.measure(clique)
-    run.fit(opts.iters)
-    while not run.step():
-        pass
+    run.run_rounds()
     run.fit(opts.final_iters)
     trace = {"public_init": opts.public_init, "public_proxies": len(run.public.cliques),
              "selected": [",".join(c) for c in run.selected], "final_sigma": run.sigma}
