@@ -3,8 +3,8 @@
 Setting of :mod:`experiments.release.bench.pgm`: private MA-2019 reduced (|X| = 97,200), all 84
 3-way marginals, ε = 1, δ = 1e-9 by default, add/remove neighbours (the reference code's), the
 harness's defaults otherwise (T = 16d, α = 0.9, 80 MB, 1,000 iterations per fit). Each seed
-``[s, 13]`` runs AIM once (Alg. 2 of McKenna et al. 2022, ``AIMRun.run_rounds`` as in ``run_aim``) and reads from
-that one run, paired:
+``[s, 13]`` runs AIM once (Alg. 2 of McKenna et al. 2022: ``AIMRun.run_rounds``, as in
+``run_aim``) and reads from that one run, paired:
 
 * ``model``: the max error of the final model's marginals (what ``algo=aim`` releases);
 * ``final_2500``: the final fit with 2,500 iterations instead of 1,000, warm-started from the same
@@ -94,8 +94,8 @@ def worst_cell(problem: ReleaseProblem, answers: np.ndarray) -> str:
 
 
 def run_seed(problem: ReleaseProblem, seed: int, eps: float, delta: float, **options) -> dict:
-    """One AIM run (``AIMRun.run_rounds``, as ``run_aim``; add/remove, further ``options`` as ``algo.*``) and the
-    paired readings of the module docstring."""
+    """One AIM run (``AIMRun.run_rounds``, as ``run_aim``; add/remove, further ``options`` as
+    ``algo.*``) and the paired readings of the module docstring."""
     start = time.perf_counter()
     rng = np.random.default_rng([seed, 13])
     opts = aim.AIMOptions.from_config(problem, {"relation": "add_remove", **options})
