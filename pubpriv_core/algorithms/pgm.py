@@ -5,9 +5,8 @@ differential privacy", Alg. 1) fits a Markov random field to noisy marginal meas
 mirror descent on Σ_r ½‖(M_r(μ) − y_r)/σ_r‖²; the ``mbi`` package (v2) provides it. This module
 is the glue: JAX runs on the CPU in float64 with its persistent compilation cache off (the
 package's own advice, printed as a warning otherwise); cliques are tuples of attribute names in
-domain order; data marginals are computed here by ``bincount`` and model marginals by exact
-variable elimination in NumPy (:class:`ModelMarginals`), which avoids compiling one JAX program
-per queried clique. :func:`fit` runs the same mirror descent on the joint table
+domain order; data marginals are computed here by ``bincount`` and model marginals exactly in NumPy
+(:class:`ModelMarginals`), which avoids compiling one JAX program per queried clique. :func:`fit` runs the same mirror descent on the joint table
 (:mod:`~pubpriv_core.algorithms.pgm_joint`) for small domains, on a junction tree in NumPy
 (:mod:`~pubpriv_core.algorithms.pgm_tree`) for large ones, or ``mbi``'s own JAX estimator.
 """
@@ -18,14 +17,13 @@ import math
 
 import jax
 import numpy as np
-from scipy.special import logsumexp
 
 jax.config.update("jax_platforms", "cpu")
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_enable_compilation_cache", False)
 
 import mbi  # noqa: E402  (after the JAX settings above, which mbi checks on import)
-from mbi import estimation, junction_tree  # noqa: E402
+from mbi import estimation  # noqa: E402
 
 from pubpriv_core.algorithms import junction_size, pgm_joint, pgm_tree  # noqa: E402
 from pubpriv_core.data.domain import Domain  # noqa: E402
@@ -151,72 +149,29 @@ class ModelMarginals:
     """Marginals of a fitted model, in counts summing to its total, as NumPy arrays.
 
     For a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel` a marginal is a sum of its
-    joint table; a :class:`~pubpriv_core.algorithms.pgm_tree.TreeModel` answers from its
-    calibrated junction tree (:meth:`~pubpriv_core.algorithms.pgm_tree.TreeModel.marginal`).
-    For ``mbi``'s model a clique inside one of the model's cliques is projected from the fitted
-    clique marginals; any other by variable elimination in log space over the potentials ψ_c
-    (``mbi``'s greedy elimination order; an attribute in no potential is uniform), normalised to
-    the total. Log space matters: noise-free public measurements with empty cells drive
-    potentials far below exp's range.
+    joint table. Any other model answers from a calibrated junction tree
+    (:meth:`~pubpriv_core.algorithms.pgm_tree.TreeModel.marginal`: exact, in or out of the
+    model's cliques); ``mbi``'s model is first read into a
+    :class:`~pubpriv_core.algorithms.pgm_tree.TreeModel` with the same log-potentials ψ_C and
+    total, which defines the same distribution, so no JAX program is compiled per queried clique.
     """
 
     def __init__(self, model):
         self.total = float(model.total)
         self.joint = model if isinstance(model, pgm_joint.JointModel) else None
-        self.tree = model if isinstance(model, pgm_tree.TreeModel) else None
-        if self.tree is not None:
-            return
         if self.joint is not None:
             self.counts = self.joint.counts()
             return
-        self.fitted = {c: np.asarray(model.marginals[c].values) for c in model.marginals.cliques}
-        self.domain = model.potentials.domain
-        self.factors = [(tuple(c), np.asarray(model.potentials[c].values))
-                        for c in model.potentials.cliques]
+        self.tree = model if isinstance(model, pgm_tree.TreeModel) else _as_tree(model)
 
     def __call__(self, clique: Clique) -> np.ndarray:
-        if self.tree is not None:
-            return self.tree.marginal(clique).ravel()
         if self.joint is not None:
             return self.joint.marginal(clique, self.counts).ravel()
-        for parent, table in self.fitted.items():
-            if set(clique) <= set(parent):
-                return _project(parent, table, clique, np.sum).ravel()
-        return self._eliminate(clique)
-
-    def _eliminate(self, clique: Clique) -> np.ndarray:
-        covered = set().union(*(c for c, _ in self.factors))
-        factors = self.factors + [((a,), np.zeros(self.domain[a])) for a in clique
-                                  if a not in covered]
-        hidden = [a for a in covered if a not in clique]
-        order, _ = junction_tree.greedy_order(self.domain, [c for c, _ in factors], elim=hidden)
-        for z in order:
-            joined = [f for f in factors if z in f[0]]
-            factors = [f for f in factors if z not in f[0]]
-            attrs, table = _log_product(joined, self.domain)
-            rest = tuple(a for a in attrs if a != z)
-            factors.append((rest, _project(attrs, table, rest, logsumexp)))
-        _, table = _log_product(factors, self.domain, clique)
-        return (np.exp(table - logsumexp(table)) * self.total).ravel()
+        return self.tree.marginal(clique).ravel()
 
 
-def _log_product(factors: list, domain: mbi.Domain, attrs: Clique | None = None):
-    """Σ of log tables broadcast over the union of their attributes (or over ``attrs``)."""
-    if attrs is None:
-        attrs = tuple(dict.fromkeys(a for c, _ in factors for a in c))
-    shape = [domain[a] for a in attrs]
-    total = np.zeros(shape)
-    for c, table in factors:
-        order = sorted(range(len(c)), key=lambda i: attrs.index(c[i]))
-        view = np.transpose(table, order).reshape([domain[a] if a in c else 1 for a in attrs])
-        total = total + view
-    return attrs, total
-
-
-def _project(attrs: Clique, table: np.ndarray, keep: Clique, reduce) -> np.ndarray:
-    """``table`` over ``attrs`` reduced (``np.sum`` or ``logsumexp``) onto ``keep``, in
-    ``keep``'s order."""
-    axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
-    out = reduce(table, axis=axes) if axes else table
-    kept = [a for a in attrs if a in keep]
-    return np.transpose(out, [kept.index(a) for a in keep])
+def _as_tree(model: mbi.MarkovRandomField) -> pgm_tree.TreeModel:
+    """``mbi``'s fitted model as a :class:`~pubpriv_core.algorithms.pgm_tree.TreeModel`."""
+    cliques = [tuple(c) for c in model.potentials.cliques]
+    tables = [np.asarray(model.potentials[c].values).ravel() for c in cliques]
+    return pgm_tree.TreeModel(model.potentials.domain, cliques, tables, float(model.total))

@@ -174,9 +174,8 @@ def release(algo: str, problem: ReleaseProblem, model, mechanisms: Mechanisms, d
     """The model's marginals on every workload cell, as fractions of the model's total (n under
     replace-one; query order of :class:`~pubpriv_core.queries.MarginalWorkload`), with the
     ledger's ρ and (ε, δ). The
-    release is the model itself (``trace["model"]``, an ``mbi.MarkovRandomField`` or, from the
-    joint-table estimator, a :class:`~pubpriv_core.algorithms.pgm_joint.JointModel`), not a
-    weighted support."""
+    release is the model itself (``trace["model"]``: the estimator's model, see
+    :func:`~pubpriv_core.algorithms.pgm.fit`), not a weighted support."""
     marginals = pgm.ModelMarginals(model)
     cliques = pgm.workload_cliques(problem.workload)
     answers = np.concatenate([marginals(c) for c in cliques]) / marginals.total
