@@ -149,3 +149,10 @@ def test_selected_csv_labels_the_mw_estimate_where_the_lp_did_not_certify():
     assert refs.loc["TX-2019", "tuning"].startswith("ε-free (MW-100 estimate")
     assert refs.loc["TX-2019", "mean"] == pytest.approx(0.15)
     assert set(refs["mw_estimate"].round(6)) == {0.02, 0.15}
+
+
+def test_runs_label_says_when_a_cut_grid_has_fewer_runs_at_some_points():
+    rows = [("aim", "a", r) for r in range(5)] + [("jam_pgm", "b", r) for r in range(3)]
+    test = pd.DataFrame(rows + [("best_mixture", "c", 0)], columns=["algo", "config_hash", "run"])
+    assert figures.runs_label(test) == "3–5 runs per point"
+    assert figures.runs_label(test[test["algo"] != "jam_pgm"]) == "5 runs"
