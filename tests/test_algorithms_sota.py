@@ -304,4 +304,14 @@ def test_coverage_notes_state_the_eps_sources_and_runs_per_line():
     text = "\n".join(coverage_notes(lines(table)))
     assert "ε: 1. Public sources: MA-2018." in text
     assert "AIM: 5; JAM-PGM [MA-2018]: 2." in text
+    rows += [dict(algo="jam_pgm", eps=0.5, T=1, run=0, max_error=0.02, mean_error=0.002,
+                  uses_public=True)]
+    rows += [dict(algo="aim", eps=0.5, T=1, run=r, max_error=0.03, mean_error=0.002,
+                  uses_public=False) for r in range(5)]
+    rows += [dict(algo="public_only", eps=1.0, T=1, run=r, max_error=0.02, mean_error=0.002,
+                  uses_public=True) for r in range(5)]
+    table = pd.DataFrame(rows).assign(public="dataset", dataset_region="ma", public_year=2018,
+                                      public_fraction=1.0)
+    text = "\n".join(coverage_notes(lines(table)))
+    assert "AIM: 5; JAM-PGM [MA-2018]: ε = 0.5: 1, 1: 2; public only [MA-2018]: 5." in text
     assert "python scripts/reproduce.py sota" in text

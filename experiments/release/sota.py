@@ -14,6 +14,7 @@ from experiments.release.store import config_hash
 from experiments.release.summary import markdown
 
 METRICS = ("max_error", "mean_error")
+EPS_FREE = ("public only", "best mixture")   # one record set stands for every ε
 
 
 def lines(table: pd.DataFrame) -> pd.DataFrame:
@@ -43,7 +44,7 @@ def versus_aim(table: pd.DataFrame) -> pd.DataFrame:
     out = []
     others = table[~table["name"].isin(["AIM", "best mixture"])]   # the mixture: a reference
     for (name, source), part in others.groupby(["name", "source"]):
-        free = name == "public only"   # ε-free: paired with AIM at every ε
+        free = name in EPS_FREE   # paired with AIM at every ε
         other = part.drop(columns="eps") if free else part
         pairs = aim.merge(other, on=["run", *([] if free else ["eps"])], suffixes=("_aim", ""))
         for eps, runs in pairs.groupby("eps"):   # AIM's ε for the ε-free line
@@ -81,14 +82,25 @@ def notes(configs: list[dict]) -> list[str]:
             markdown(versus_aim(table).round(5).set_index("line"))]
 
 
+def _runs_text(runs: pd.Series, grid: list[float]) -> str:
+    """"5" when a line has that many runs at every ε of ``grid``, else its runs per ε
+    ("ε = 0.1: 5, 0.15: 2, 0.2: 0")."""
+    per_eps = [int(runs.droplevel([0, 1]).get(e, 0)) for e in grid]
+    if len(set(per_eps)) == 1:
+        return str(per_eps[0])
+    return "ε = " + ", ".join(f"{e:g}: {n}" for e, n in zip(grid, per_eps))
+
+
 def coverage_notes(named: pd.DataFrame) -> list[str]:
     """summary.md lines: the ε values, public sources and runs per line that the records hold,
     so that a cut grid says what it covers; the full grid is the artefact's own command."""
-    runs = named.groupby(["name", "source"])["run"].nunique()
-    eps = ", ".join(f"{e:g}" for e in sorted(named["eps"].unique()))
+    grid = sorted(named["eps"].unique())
+    runs = named.groupby(["name", "source", "eps"])["run"].nunique()
+    eps = ", ".join(f"{e:g}" for e in grid)
     sources = ", ".join(sorted(s for s in named["source"].unique() if s))
-    per_line = "; ".join(f"{name}{f' [{source}]' if source else ''}: {n}"
-                         for (name, source), n in runs.items())
+    per_line = "; ".join(f"{name}{f' [{source}]' if source else ''}: "
+                         f"{_runs_text(n, grid if name not in EPS_FREE else [n.index[0][2]])}"
+                         for (name, source), n in runs.groupby(level=[0, 1]))
     return ["", "## Coverage of the records", "",
             f"ε: {eps}. Public sources: {sources}. Runs per line: {per_line}.",
             "The full grid is `python scripts/reproduce.py sota` (every ε of Fig. 1, the three "
