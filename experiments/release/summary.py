@@ -68,7 +68,7 @@ def _errors(chosen: pd.DataFrame) -> str:
     cell = chosen.assign(v=[f"{r['mean']:.4f} ± {r['se']:.4f}"
                             + (f" ({hyper})" if (hyper := hyper_text(r)) else "")
                             for _, r in chosen.iterrows()])
-    wide = cell.pivot(index="line", columns="eps", values="v")
+    wide = cell.pivot(index="line", columns="eps", values="v").fillna("— (not run)")
     wide["tuning"] = chosen.groupby("line")["tuning"].agg(lambda v: ", ".join(sorted(set(v))))
     return "\n".join(["## Max error, mean ± 1 SE over runs (selected hyper-parameters)", "",
                       markdown(wide)])
