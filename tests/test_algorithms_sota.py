@@ -290,28 +290,24 @@ def test_versus_aim_pairs_runs_and_picks_the_best_average_T():
     assert out.loc[("JAM-PGM [MA-2018]", 1.0), "mean_error − AIM"].endswith("undecided")
 
 
-def test_coverage_notes_state_the_eps_sources_and_runs_per_line():
+def _coverage_text(cells: list[tuple[str, float, int]]) -> str:
+    """coverage_notes of records (algo, ε, runs) on the MA-2018 source."""
     import pandas as pd
 
     from experiments.release.sota import coverage_notes, lines
 
-    rows = [dict(algo="aim", eps=1.0, T=1, run=r, max_error=0.03, mean_error=0.002,
-                 uses_public=False) for r in range(5)]
-    rows += [dict(algo="jam_pgm", eps=1.0, T=1, run=r, max_error=0.02, mean_error=0.002,
-                  uses_public=True) for r in range(2)]
+    rows = [dict(algo=algo, eps=eps, T=1, run=r, max_error=0.03, mean_error=0.002,
+                 uses_public=algo != "aim") for algo, eps, runs in cells for r in range(runs)]
     table = pd.DataFrame(rows).assign(public="dataset", dataset_region="ma", public_year=2018,
                                       public_fraction=1.0)
-    text = "\n".join(coverage_notes(lines(table)))
+    return "\n".join(coverage_notes(lines(table)))
+
+
+def test_coverage_notes_state_the_eps_sources_and_runs_per_line():
+    text = _coverage_text([("aim", 1.0, 5), ("jam_pgm", 1.0, 2)])
     assert "ε: 1. Public sources: MA-2018." in text
     assert "AIM: 5; JAM-PGM [MA-2018]: 2." in text
-    rows += [dict(algo="jam_pgm", eps=0.5, T=1, run=0, max_error=0.02, mean_error=0.002,
-                  uses_public=True)]
-    rows += [dict(algo="aim", eps=0.5, T=1, run=r, max_error=0.03, mean_error=0.002,
-                  uses_public=False) for r in range(5)]
-    rows += [dict(algo="public_only", eps=1.0, T=1, run=r, max_error=0.02, mean_error=0.002,
-                  uses_public=True) for r in range(5)]
-    table = pd.DataFrame(rows).assign(public="dataset", dataset_region="ma", public_year=2018,
-                                      public_fraction=1.0)
-    text = "\n".join(coverage_notes(lines(table)))
-    assert "AIM: 5; JAM-PGM [MA-2018]: ε = 0.5: 1, 1: 2; public only [MA-2018]: 5." in text
     assert "python scripts/reproduce.py sota" in text
+    text = _coverage_text([("aim", 1.0, 5), ("jam_pgm", 1.0, 2), ("jam_pgm", 0.5, 1),
+                           ("aim", 0.5, 5), ("public_only", 1.0, 5)])
+    assert "AIM: 5; JAM-PGM [MA-2018]: ε = 0.5: 1, 1: 2; public only [MA-2018]: 5." in text
