@@ -8,7 +8,7 @@ from pubpriv_core.data import from_dataset, load_dataset
 from pubpriv_core.queries import MarginalWorkload
 
 mbi = pgm.mbi   # imported by pgm after the JAX settings it checks
-hypothetical_model_size = pgm.junction_tree.hypothetical_model_size
+hypothetical_model_size = mbi.junction_tree.hypothetical_model_size
 
 
 def reference_sizes(domain, cliques, candidates) -> np.ndarray:
