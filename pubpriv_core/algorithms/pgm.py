@@ -175,3 +175,10 @@ def _as_tree(model: mbi.MarkovRandomField) -> pgm_tree.TreeModel:
     cliques = [tuple(c) for c in model.potentials.cliques]
     tables = [np.asarray(model.potentials[c].values).ravel() for c in cliques]
     return pgm_tree.TreeModel(model.potentials.domain, cliques, tables, float(model.total))
+
+
+def workload_answers(model, workload: MarginalWorkload) -> np.ndarray:
+    """The model's marginals on every workload cell (query order of
+    :class:`~pubpriv_core.queries.MarginalWorkload`), as fractions of the model's total."""
+    marginals = ModelMarginals(model)
+    return np.concatenate([marginals(c) for c in workload_cliques(workload)]) / marginals.total

@@ -176,9 +176,7 @@ def release(algo: str, problem: ReleaseProblem, model, mechanisms: Mechanisms, d
     ledger's ρ and (ε, δ). The
     release is the model itself (``trace["model"]``: the estimator's model, see
     :func:`~pubpriv_core.algorithms.pgm.fit`), not a weighted support."""
-    marginals = pgm.ModelMarginals(model)
-    cliques = pgm.workload_cliques(problem.workload)
-    answers = np.concatenate([marginals(c) for c in cliques]) / marginals.total
+    answers = pgm.workload_answers(model, problem.workload)
     budget = mechanisms.budget
     trace = {**trace, "model": model, "ledger": list(budget.ledger), "rounds": rounds,
              "model_size_mb": pgm.model_size_mb(pgm.to_mbi(problem.private.domain),

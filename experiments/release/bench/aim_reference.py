@@ -152,9 +152,8 @@ class Estimation:
 
 def model_answers(model, problem: ReleaseProblem) -> np.ndarray:
     """The model's marginals on every workload cell, as fractions of its total."""
-    marginals = pgm.ModelMarginals(model.model if isinstance(model, JointView) else model)
-    cliques = pgm.workload_cliques(problem.workload)
-    return np.concatenate([marginals(c) for c in cliques]) / marginals.total
+    return pgm.workload_answers(model.model if isinstance(model, JointView) else model,
+                                problem.workload)
 
 
 def run_seed(reference: ModuleType, problem: ReleaseProblem, seed: int, eps: float,
