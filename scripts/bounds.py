@@ -21,7 +21,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments.theory.bound_figures import plot_papers, print_list, print_statement, print_value
+from experiments.console import fail
+from experiments.theory.bound_figures import (BoundInputError, plot_papers, print_list,
+                                              print_statement, print_value)
 from pubpriv_core.bounds.curves import PAPERS
 
 
@@ -44,7 +46,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--paper", action="append", help=f"one of {', '.join(PAPERS)} (repeatable)")
     p.set_defaults(run=lambda a: plot_papers(a.out, a.paper))
     args = parser.parse_args(argv)
-    args.run(args)
+    try:
+        args.run(args)
+    except BoundInputError as err:   # bad input: one line, status 2 (as argparse's own errors)
+        fail(str(err))
 
 
 if __name__ == "__main__":
