@@ -146,7 +146,9 @@ def runs_label(test: pd.DataFrame) -> str:
     best mixture error, one non-private run by design, is not counted."""
     counts = test[test["algo"] != "best_mixture"].groupby("config_hash")["run"].nunique()
     low, high = int(counts.min()), int(counts.max())
-    return f"{high} runs" if low == high else f"{low}–{high} runs per point"
+    if low == high:
+        return f"{high} run" if high == 1 else f"{high} runs"
+    return f"{low}–{high} runs per point"
 
 
 def few_rounds_note(runs: pd.DataFrame, line: str) -> str:
