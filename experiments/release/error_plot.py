@@ -35,6 +35,25 @@ def line_columns(table: pd.DataFrame) -> list[str]:
             and table[c].astype(str).nunique(dropna=False) > 1]
 
 
+def line_keys(table: pd.DataFrame) -> list[str]:
+    """The columns that name a line: the algorithm always (a legend entry starts with it), then
+    every other configuration column that varies."""
+    head = ["algo"] if "algo" in table.columns else []
+    return head + [c for c in line_columns(table) if c not in head]
+
+
+def natural_key(values: tuple) -> tuple:
+    """Sort key of a line's settings: numbers by value (Δ = −0.2 before −0.05 before 0), the
+    rest as text, so legend entries follow the settings' order."""
+    out = []
+    for value in values:
+        try:
+            out.append((0, float(value), ""))
+        except (TypeError, ValueError):
+            out.append((1, 0.0, str(value)))
+    return tuple(out)
+
+
 def ignore_unused_public(table: pd.DataFrame) -> pd.DataFrame:
     """Rows of algorithms that ignore the public source (``uses_public`` false: MWEM,
     DualQuery) lose their public settings and are drawn once per (config, seed, run): the first
@@ -54,7 +73,7 @@ def ignore_unused_public(table: pd.DataFrame) -> pd.DataFrame:
 def summarise(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Mean, standard error and run count of ``metric`` per (line, ε)."""
     table = ignore_unused_public(table)
-    keys = line_columns(table)
+    keys = line_keys(table)
     frame = table.assign(**{c: table[c].astype(str) for c in keys})
     grouped = frame.groupby(keys + ["eps"], dropna=False)[metric]
     out = grouped.agg(mean="mean", std="std", runs="count").reset_index()
@@ -79,7 +98,7 @@ def label(row: pd.Series, varying: dict[str, set], uses_public: dict[str, bool])
     parts = [f"{key}={row[key]}" for key, algos in varying.items()
              if (algo if "algo" in row else None) in algos and row[key] != "nan"
              and not (key.startswith(_PUBLIC_COLUMNS) and not uses_public.get(algo, True))]
-    head = str(algo) if algo is not None else ""
+    head = str(algo) if algo is not None else "all runs"
     return f"{head} ({', '.join(parts)})" if parts else head
 
 
@@ -94,7 +113,9 @@ def plot(table: pd.DataFrame, metric: str, title: str | None = None):
                    if "uses_public" in table.columns else {})
     varying = varying_within_algo(summary, keys)
     fig, ax = plt.subplots(figsize=(7.6, 4.2))
-    lines = summary.groupby(keys, dropna=False, sort=True) if keys else [((), summary)]
+    lines = summary.groupby(keys, dropna=False, sort=False) if keys else [((), summary)]
+    lines = sorted(lines, key=lambda item: natural_key(
+        item[0] if isinstance(item[0], tuple) else (item[0],)))
     for _, part in lines:
         part = part.sort_values("eps")
         text = label(part.iloc[0], varying, uses_public) if keys else str(table["algo"].iloc[0])
