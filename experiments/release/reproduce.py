@@ -132,33 +132,58 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
     return written + [out / "summary.md"]
 
 
+def output_folder(artefact: Artefact, *, quick: bool, into: str, out: str | None) -> Path:
+    """Where the CSVs, figure and summary go: ``--out``, else ``runs/quick/<artefact>`` for
+    ``--quick``, else ``runs/artefacts/<folder>``; only ``into="results"`` writes the committed
+    ``results/<folder>`` (the records always go to the presets' ``results_dir``)."""
+    if out:
+        return Path(out)
+    if quick:
+        return Path("runs/quick") / artefact.name
+    return REPO / artefact.out if into == "results" else Path("runs/artefacts") / Path(
+        artefact.out).name
+
+
+def committed_table(artefact: Artefact) -> tuple[pd.DataFrame, Path] | None:
+    """The committed ``results/<folder>/runs.csv`` (the collected runs of the last full
+    regeneration), or None when the repository has none for ``artefact``."""
+    path = REPO / artefact.out / "runs.csv"
+    if not path.is_file():
+        return None
+    table = pd.read_csv(path)
+    labels = [c for c in ("row", "role", "source", "line") if c in table.columns]
+    return table.assign(**{c: table[c].fillna("").astype(str) for c in labels}), path
+
+
 def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs: int = 2,
               settings: list[str] | None = None, data_root: str | None = None,
               results_dir: str | None = None, out: str | None = None, no_run: bool = False,
-              command: list[str] | None = None) -> int:
+              into: str = "runs", command: list[str] | None = None) -> int:
     """Sweep, collect, select and draw artefact ``name`` (or an alias); returns the exit status.
 
     ``settings`` are overrides applied to every block; ``command`` is the command line recorded
-    in ``summary.md``. Bad input is one ``error:`` line (status 2), a failed write one line
-    (status 1), Ctrl-C the records kept (status 130)."""
+    in ``summary.md``. With ``no_run`` nothing is computed: the stored records are collected, or,
+    when there are none, the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
+    ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. Bad input is one ``error:``
+    line (status 2), a failed write one line (status 1), Ctrl-C the records kept (status 130)."""
     tick = time.perf_counter()
     artefact = ARTEFACTS[ALIASES.get(name, name)]
     tuning = tuning or artefact.tuning
     settings = [*(settings or [])]
     settings += [f"data_root={data_root}"] if data_root else []
     settings += [f"results_dir={results_dir}"] if results_dir else []
-    folder = Path(out or (f"runs/quick/{artefact.name}" if quick else artefact.out))
+    folder = output_folder(artefact, quick=quick, into=into, out=out)
     jobs = 1 if artefact.kind == "runtime" else jobs
     folders: list[str] = []
     try:
         work = plan(artefact, settings, quick)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
-        table = collect_plan(work)
+        table, source = collect_or_committed(work, artefact, no_run)
         notes = run_notes(command or [], artefact, tuning, report, jobs,
-                          time.perf_counter() - tick)
+                          time.perf_counter() - tick, source)
         if report is None:  # keep the provenance of the sweep that made the records
-            notes = previous_notes(folder) + notes
+            notes = previous_notes(source.parent if source else folder) + notes
         written = write_outputs(artefact, table, tuning, folder, notes, work.configs)
     except (UserError, ValueError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
@@ -175,6 +200,24 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     return 0
 
 
+def collect_or_committed(work: Plan, artefact: Artefact,
+                         no_run: bool) -> tuple[pd.DataFrame, Path | None]:
+    """(table, committed CSV it came from or None): the plan's records; with ``no_run`` and no
+    records at all, the committed runs.csv."""
+    try:
+        return collect_plan(work), None
+    except ValueError as err:
+        if not (no_run and str(err).startswith("no records under")):
+            raise
+        committed = committed_table(artefact)
+        if committed is None:
+            where = ", ".join(sorted({cfg["results_dir"] for cfg in work.configs}))
+            raise ValueError(f"no records under {where} and no committed {artefact.out}/runs.csv; "
+                             f"run `python scripts/reproduce.py {artefact.name}` without --no-run "
+                             "first") from None
+        return committed
+
+
 def previous_notes(out: Path) -> list[str]:
     """The provenance lines of an earlier summary.md (kept when only re-plotting)."""
     path = out / "summary.md"
@@ -185,11 +228,14 @@ def previous_notes(out: Path) -> list[str]:
 
 
 def run_notes(argv: list[str], artefact: Artefact, tuning: str, report, jobs: int,
-              wall: float) -> list[str]:
+              wall: float, source: Path | None = None) -> list[str]:
     """The provenance lines of summary.md: command, tuning, wall time, machine, commit."""
     command = " ".join(["python scripts/reproduce.py", *argv])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                             capture_output=True, text=True).stdout.strip()
+    if source is not None:
+        return [f"- redrawn from the committed {source.relative_to(REPO)}: `{command}` "
+                f"(commit {commit})"]
     if report is None:
         return [f"- redrawn from the stored records: `{command}` (commit {commit})"]
     done = (f"{report.tasks} runs of {report.configs} configurations, {report.skipped} already "

@@ -35,6 +35,7 @@ from joblib import Parallel, delayed
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import UserError, hydra_error_line
+from experiments.progress import Progress, clock, sweep_summary
 from experiments.release.checks import check_config, check_scalars
 from experiments.release.cli import CONF_DIR, CONFIG_NAME, job_overrides, to_plain
 from experiments.release.config import register_configs
@@ -210,17 +211,20 @@ def check_all(configs: Sequence[dict[str, Any]]) -> None:
                 check_config(cfg)
 
 
-def run_group(group: Sequence[Task]) -> float:
-    """Run the tasks of one problem in this process (the problem is built once); seconds."""
+def run_group(group: Sequence[Task]) -> tuple[float, int]:
+    """Run the tasks of one problem in this process (the problem is built once); (seconds, number
+    of tasks)."""
     tick = time.perf_counter()
     for task in group:
         run_repetition(task.cfg, task.run)
-    return time.perf_counter() - tick
+    return time.perf_counter() - tick, len(group)
 
 
 def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = False,
               check: bool = True, log=None) -> SweepReport:
-    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers."""
+    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers,
+    printing ``task i/N`` lines with the elapsed time and the time left, and one closing line
+    (:mod:`experiments.progress`)."""
     log = log or (lambda text: print(text, flush=True))
     tick = time.perf_counter()
     if check:
@@ -229,18 +233,21 @@ def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = 
     groups = group_tasks(todo)
     log(f"{len(configs)} configs, {len(todo) + skipped} tasks: {skipped} stored, "
         f"{len(todo)} to run in {len(groups)} problem groups on {n_jobs} worker(s)")
+    progress = Progress(total=len(todo), unit="task")
     times = []
     if n_jobs == 1:
         finished = map(run_group, groups)
     else:
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
         finished = parallel(delayed(run_group)(group) for group in groups)
-    for seconds in finished:
+    for seconds, count in finished:
         times.append(seconds)
-        log(f"  group {len(times)}/{len(groups)} done ({seconds:.1f} s); "
-            f"{time.perf_counter() - tick:.0f} s elapsed")
-    return SweepReport(len(configs), len(todo) + skipped, skipped, len(groups),
-                       time.perf_counter() - tick, times)
+        log("  " + progress.step(f"group {len(times)}/{len(groups)} in {clock(seconds)}", count))
+    wall = time.perf_counter() - tick
+    missing = len(pending_tasks(configs)[0])
+    log(sweep_summary(new=len(todo) - missing, reused=skipped, missing=missing, wall=wall,
+                      where=[str(d) for d in results_dirs(configs)]))
+    return SweepReport(len(configs), len(todo) + skipped, skipped, len(groups), wall, times)
 
 
 def results_dirs(configs: Sequence[dict[str, Any]]) -> list[Path]:
