@@ -41,23 +41,23 @@ class Progress:
     def elapsed(self) -> float:
         return self.now() - self.start
 
-    def eta(self) -> float | None:
-        """Seconds left by the mean pace so far (None before the first unit finishes)."""
+    def eta(self, elapsed: float) -> float | None:
+        """Seconds left at the mean pace of ``elapsed`` so far (None before the first unit)."""
         if self.done <= 0:
             return None
-        return self.elapsed / self.done * max(0, self.total - self.done)
+        return elapsed / self.done * max(0, self.total - self.done)
 
     def step(self, what: str = "", units: int = 1) -> str:
         """Count ``units`` more finished and return the line: ``job 3/12 done (what); 12 s
         elapsed, about 28 s left``."""
+        elapsed = self.elapsed
         first = self.done + 1
         self.done += units
         span = f"{first}-{self.done}" if units > 1 else f"{self.done}"
-        eta = self.eta()
+        eta = self.eta(elapsed)
         left = "" if eta is None or self.done >= self.total else f", about {clock(eta)} left"
         detail = f" ({what})" if what else ""
-        return (f"{self.unit} {span}/{self.total} done{detail}; {clock(self.elapsed)} "
-                f"elapsed{left}")
+        return f"{self.unit} {span}/{self.total} done{detail}; {clock(elapsed)} elapsed{left}"
 
 
 def sweep_summary(*, new: int, reused: int, missing: int, wall: float, where: list[str],
