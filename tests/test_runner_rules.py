@@ -19,7 +19,7 @@ import pytest
 
 from experiments.release import cli
 from experiments.release.checks import ConfigError, check_scalars
-from experiments.release.config import SCHEMAS, RunConf, WorkloadConf
+from experiments.release.config import SCHEMAS, RunConf, WorkloadConf, register_configs
 
 BAD = {float: [math.nan, math.inf, -math.inf, -1.0, 0.0, -1e300, 1e300],
        int: [-(2 ** 63), -1, 0, 10 ** 15, 2 ** 70],
@@ -39,6 +39,7 @@ def _typed(schema) -> list[tuple[str, type]]:
 
 def schema_fields() -> list[tuple[str | None, str | None, str, type]]:
     """(group, option, field, type) of every checkable field: no bool, enum, node or name/kind."""
+    register_configs()   # installed algorithm plugins join SCHEMAS (examples/ in CI)
     out = [(None, None, name, kind) for name, kind in _typed(RunConf) if name not in GROUPS
            and name != "workload"]
     out += [("workload", None, name, kind) for name, kind in _typed(WorkloadConf)]

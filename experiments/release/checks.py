@@ -120,6 +120,7 @@ def _check_algorithm(cfg: dict[str, Any], problem) -> None:
                 problem, {k: v for k, v in algo.items() if k != "name"})
         except ValueError as err:
             raise ConfigError(_one_line(err)) from None
+    _check_plugin(algo, problem)
     if algo["name"] == "dualquery":
         from pubpriv_core.algorithms.dualquery import calibrate_rounds
         delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
@@ -128,6 +129,18 @@ def _check_algorithm(cfg: dict[str, Any], problem) -> None:
         _require(rounds >= 2, f"DualQuery fits only {rounds} round(s) at eps={cfg['eps']}, "
                               f"eta={algo['eta']}, samples={algo['samples']}, n={problem.n}; "
                               "use a larger eps or a smaller algo.eta / algo.samples")
+
+
+def _check_plugin(algo: dict[str, Any], problem) -> None:
+    """An algorithm plugin's own data check (:class:`pubpriv_core.algorithms.plugins.AlgorithmPlugin`)."""
+    from pubpriv_core.algorithms.plugins import PLUGINS
+
+    plugin = PLUGINS.get(algo["name"])
+    if plugin is not None and plugin.check is not None:
+        try:
+            plugin.check(problem, {k: v for k, v in algo.items() if k != "name"})
+        except ValueError as err:
+            raise ConfigError(_one_line(err)) from None
 
 
 def _require(condition: bool, message: str) -> None:

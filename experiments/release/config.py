@@ -316,9 +316,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 def register_configs() -> None:
     """Store the schemas as ``schema/run`` and ``schema/<group>/<option>``; the YAML files
-    extend them (``defaults: [/schema/<group>/<option>@_here_, _self_]``)."""
+    extend them (``defaults: [/schema/<group>/<option>@_here_, _self_]``). Installed algorithm
+    plugins are stored as ``algo/<name>`` (:mod:`experiments.release.plugins`)."""
+    from experiments.release.plugins import install_plugins
+
     store = ConfigStore.instance()
     store.store(group="schema", name="run", node=RunConf)
     for group, options in SCHEMAS.items():
         for option, node in options.items():
             store.store(group=f"schema/{group}", name=option, node=node)
+    install_plugins()   # algorithms of other packages: algo/<name> (pubpriv.algorithms)

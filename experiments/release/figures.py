@@ -39,6 +39,16 @@ PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init
 COLUMNS = 5
 
 
+def algo_label(name: str) -> str:
+    """An algorithm's name in figures: the built-ins' :data:`ALGO_NAMES`, a plugin's label."""
+    if name in ALGO_NAMES:
+        return ALGO_NAMES[name]
+    from pubpriv_core.algorithms.plugins import load_plugins
+
+    plugin = load_plugins().get(name)
+    return plugin.title if plugin is not None else str(name)
+
+
 def _present(value) -> bool:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
@@ -69,7 +79,7 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     plotted curve: row / algorithm [source])."""
     uses = table["uses_public"].astype(bool)
     source = [source_label(r) if u else "" for (_, r), u in zip(table.iterrows(), uses)]
-    names = table["algo"].map(ALGO_NAMES).fillna(table["algo"])
+    names = table["algo"].map(algo_label)
     if "opt_accounting" in table:
         names = names.where(table["opt_accounting"].fillna("advanced") != "zcdp",
                             names + " (zCDP)")

@@ -2,7 +2,9 @@
 Private-PGM mechanisms AIM, MST and JAM-PGM.
 
 ``run_algorithm(name, problem, eps=, delta=, T=, rng=, **options)`` dispatches by name; every
-entry returns a :class:`~pubpriv_core.algorithms.base.Release`.
+entry returns a :class:`~pubpriv_core.algorithms.base.Release`. Algorithms of other installed
+packages join :data:`ALGORITHMS` through the ``pubpriv.algorithms`` entry points
+(:mod:`pubpriv_core.algorithms.plugins`).
 """
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ ALGORITHMS = {
 def run_algorithm(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                   rng: np.random.Generator, **options) -> Release:
     """Run algorithm ``name`` on ``problem`` with target (``eps``, ``delta``) and ``T`` rounds."""
+    if name not in ALGORITHMS:
+        from pubpriv_core.algorithms.plugins import load_plugins
+        load_plugins()
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
     module, function = ALGORITHMS[name]

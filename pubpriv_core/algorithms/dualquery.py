@@ -174,6 +174,7 @@ def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     if accounting == "zcdp":
         ledger = bounded_range_ledger(eps, delta, eta, samples, rounds, problem.n)
         rho, spent = ledger.spent, ledger.eps(delta)
+        trace["ledger"] = list(ledger.ledger)
     return Release("dualquery", weights=weights, answers=answers, rho=rho, eps=spent,
                    delta=delta, support=records, trace=trace, runtime_s=runtime,
                    iterations=rounds)
