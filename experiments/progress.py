@@ -7,6 +7,7 @@ The estimate is the mean time per finished unit times the units left: units are 
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -67,3 +68,16 @@ def sweep_summary(*, new: int, reused: int, missing: int, wall: float, where: li
     places = ", ".join(where) or "-"
     return (f"{label} done: {new} new record(s), {reused} reused, {missing} missing (failed or "
             f"held by another process), wall {clock(wall)}; records in {places}")
+
+
+def sweep_job_line(num: int | None) -> str | None:
+    """``job 3/12 done; 1m02s elapsed, about 3m30s left`` for job number ``num`` (Hydra's
+    0-based ``hydra.job.num``) of the sweep :class:`experiments.release.cli.SweepTally` exported;
+    None outside a sweep. With a parallel launcher jobs finish out of order, so the count is the
+    job's number and the time left an estimate."""
+    total, start = os.environ.get("PUBPRIV_SWEEP_JOBS"), os.environ.get("PUBPRIV_SWEEP_START")
+    if num is None or not total or not start:
+        return None
+    progress = Progress(total=int(total), unit="job", done=int(num),
+                        start=float(start), now=time.time)
+    return progress.step()

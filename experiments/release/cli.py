@@ -19,6 +19,7 @@ import logging
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -88,10 +89,17 @@ def sweeper_params(first_job: list[str]) -> dict[str, str]:
     return {str(key): str(value) for key, value in params.items()}
 
 
+#: the composed config of every job of the last command line :func:`check_jobs` checked (the
+#: sweep's progress lines and closing line count them).
+PLANNED_JOBS: list[dict[str, Any]] = []
+
+
 def check_jobs(argv: Sequence[str]) -> list[str]:
-    """Compose and check every job of the command line; returns their distinct results_dirs."""
+    """Compose and check every job of the command line; returns their distinct results_dirs
+    (the configs are kept in :data:`PLANNED_JOBS`)."""
     seen: set[str] = set()
     folders: set[str] = set()
+    PLANNED_JOBS.clear()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         jobs = job_overrides(argv)
         if any(a in _MULTIRUN for a in argv):
@@ -99,6 +107,7 @@ def check_jobs(argv: Sequence[str]) -> list[str]:
         composer = SweepComposer()
         for overrides in jobs:
             cfg = composer.compose(overrides)
+            PLANNED_JOBS.append(cfg)
             key = json.dumps(cfg, sort_keys=True)
             if key not in seen:
                 seen.add(key)
@@ -179,16 +188,56 @@ def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> No
     register_configs()
     pooch.get_logger().setLevel(logging.WARNING)  # one error line, no "Downloading ..." notice
     folders: list[str] = []
+    PLANNED_JOBS.clear()
     try:
         if not any(a.split("=")[0] in _PASS_THROUGH for a in argv):
             try:
                 folders = check_jobs(argv)
             except (UserError, ConfigError, DataUnavailableError) as err:
                 fail(str(err))
+        tally = SweepTally(list(PLANNED_JOBS)) if any(a in _MULTIRUN for a in argv) else None
         launch(hydra_app, folders)
+        if tally is not None and tally.configs:
+            print(tally.summary(folders), flush=True)
     except KeyboardInterrupt:
         print(interrupted(folders), file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)
+
+
+class SweepTally:
+    """What a ``run.py -m`` sweep adds: its (config, repetition) tasks stored before and after,
+    for the closing line (:func:`experiments.progress.sweep_summary`). Exports the job count and
+    start time to the jobs (``PUBPRIV_SWEEP_JOBS``, ``PUBPRIV_SWEEP_START``; launchers that run
+    jobs in other processes pass the environment on) for their ``job i/N`` lines."""
+
+    def __init__(self, jobs: list[dict[str, Any]]):
+        from experiments.release.store import config_hash
+
+        unique = {config_hash(cfg): cfg for cfg in jobs}
+        self.configs = list(unique.items())
+        self.start = time.time()
+        self.reused = self.stored()
+        os.environ["PUBPRIV_SWEEP_JOBS"] = str(len(jobs))
+        os.environ["PUBPRIV_SWEEP_START"] = repr(self.start)
+
+    @property
+    def tasks(self) -> int:
+        return sum(cfg["runs"] for _, cfg in self.configs)
+
+    def stored(self) -> int:
+        """How many of the sweep's (config, repetition) records exist now (files, unread)."""
+        from experiments.release.store import ResultsStore
+
+        return sum(ResultsStore(cfg["results_dir"]).path(chash, cfg["seed"], run).is_file()
+                   for chash, cfg in self.configs for run in range(cfg["runs"]))
+
+    def summary(self, folders: Sequence[str]) -> str:
+        from experiments.progress import sweep_summary
+
+        stored = self.stored()
+        return sweep_summary(new=stored - self.reused, reused=self.reused,
+                             missing=self.tasks - stored, wall=time.time() - self.start,
+                             where=list(folders))
 
 
 def launch(hydra_app: Callable[[], None], folders: Sequence[str]) -> None:
