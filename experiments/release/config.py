@@ -285,7 +285,9 @@ class WorkloadConf:
 class RunConf:
     """Top level. ``delta`` null means 1/n² (n private rows); ``runs`` repetitions, seeded from
     (``seed``, run index); ``n_jobs`` joblib workers over repetitions; ``progress`` null means a
-    bar only on a terminal outside CI; ``cache_gb`` bounds the in-process problem cache."""
+    bar only on a terminal outside CI; ``cache_gb`` bounds the in-process problem cache;
+    ``save_release`` writes what each computed repetition released, with ``release_rows``
+    synthetic records (:mod:`experiments.release.releases`)."""
 
     dataset: DatasetConf = MISSING
     public: PublicConf = MISSING
@@ -302,6 +304,8 @@ class RunConf:
     force: bool = False
     progress: Optional[bool] = None
     cache_gb: float = 4.0
+    save_release: bool = False
+    release_rows: Optional[int] = None
 
 
 SCHEMAS: dict[str, dict[str, Any]] = {

@@ -96,7 +96,8 @@ def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any] | None:
 
 
 def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
-    """The record of repetition ``run`` of ``cfg`` (nothing is written)."""
+    """The record of repetition ``run`` of ``cfg`` (the record is not written here; with
+    ``save_release`` the release itself is, :mod:`experiments.release.releases`)."""
     set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
@@ -106,7 +107,24 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
         release = run_algorithm(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta,
                                 T=cfg["T"], rng=algo_rng, **options)
         check_spend(release, cfg["eps"], delta)
-        return make_record(cfg, run, problem, release, delta)
+        record = make_record(cfg, run, problem, release, delta)
+        if cfg.get("save_release"):
+            write_release(cfg, run, problem, release, record)
+        return record
+
+
+def write_release(cfg: dict[str, Any], run: int, problem, release, record) -> None:
+    """``save_release=true``: the release of this repetition, with its metadata, under
+    ``<results_dir>/releases/`` (:mod:`experiments.release.releases`)."""
+    from experiments.release.releases import release_folder, sample_stream, save_release
+
+    folder = release_folder(cfg["results_dir"], record["config_hash"], cfg["seed"], run)
+    metadata = {key: record[key] for key in ("config_hash", "seed", "run", "eps", "dataset",
+                                             "public", "options", "n_private")}
+    metadata.update(eps_target=cfg["eps"], config=experiment_config(cfg))
+    save_release(folder, release, problem, metadata=metadata, rows=cfg.get("release_rows"),
+                 rng=sample_stream(cfg["seed"], run))
+    log.info("%s run %d: release saved in %s", release.algo, run, folder)
 
 
 class PrivacyAccountingError(ValueError):

@@ -134,6 +134,9 @@ RULES: dict[str, Rule] = {
     "results_dir": WRITABLE,
     "data_root": DATA_ROOT,
     "cache_gb": real(0.0, 1e4, "pass a memory budget in GB such as 4", open_low=True),
+    "release_rows": optional(integer(0, 10 ** 9, "pass the number of synthetic records to draw "
+                                                 "from each saved release, e.g. 10000"),
+                             "n records for a graphical model, none for a weighted release"),
     "workload.k": integer(1, 1000, "pass the marginal order, e.g. 3"),
     "workload.size": optional(integer(1, 10 ** 7, "pass e.g. 64"), "all C(d, k) marginals"),
     "workload.seed": SEED,

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 
 #: keys of the top-level config that do not change a record's numbers.
 RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "progress",
-                "cache_gb")
+                "cache_gb", "save_release", "release_rows")
 RECORD_VERSION = 1
 _TEMP_PREFIX = ".tmp-"
 CORRUPT_DIR = ".corrupt"
