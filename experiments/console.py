@@ -4,7 +4,9 @@ line and status 1, Ctrl-C status 130."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from contextlib import contextmanager
 from typing import Callable, Sequence
 
 from hydra.errors import MissingConfigException
@@ -51,6 +53,22 @@ def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
     return (f"cannot write {where}: {err.strerror or err}; the records written so far are "
             "complete — free space, fix permissions or pass another results_dir, then re-run "
             "the same command to resume")
+
+
+def ignore_interrupts() -> None:
+    """joblib worker initializer: Ctrl-C reaches the whole process group, and the parent alone
+    answers it (one line, status 130; joblib then stops the workers), so a worker ignores it
+    instead of printing its own traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def quiet_workers():
+    """joblib's process workers started inside the block ignore Ctrl-C (:func:`ignore_interrupts`)."""
+    from joblib import parallel_config
+
+    with parallel_config(backend="loky", initializer=ignore_interrupts):
+        yield
 
 
 def run_or_fail(fn: Callable, *args) -> None:

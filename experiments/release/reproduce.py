@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.console import (EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, UserError,
-                                 write_failure)
+                                 quiet_workers, write_failure)
 from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
@@ -178,7 +178,8 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     try:
         work = plan(artefact, settings, quick)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
-        report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
+        with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
+            report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
         table, source = collect_or_committed(work, artefact, no_run)
         notes = run_notes(command or [], artefact, tuning, report, jobs,
                           time.perf_counter() - tick, source)

@@ -11,8 +11,10 @@ results folder).  Usage::
 Hydra app (``cfg.experiment`` or the preset node itself).
 Every experiment writes one JSON record per finished (setting, n) block through
 ``pubpriv_core.learning.RecordStore`` under ``<out>/records`` and skips existing ones, so an
-interrupted run resumes; each finished block is a timestamped ``block done: <key>`` line on
-stderr (the progress of a run that takes minutes to an hour).
+interrupted run resumes. Progress (:mod:`experiments.theory.progress`): ``part i/P`` lines with the
+elapsed time and the time left, a ``block done: <key> (k new this run; elapsed)`` line per block
+and one closing line; ``--verbose`` prints the composed config first; Ctrl-C is one line and
+status 130.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from typing import Callable
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.console import fail, hydra_error_line
+from experiments.console import EXIT_INTERRUPTED, fail, hydra_error_line, quiet_workers
 
 REGISTRY: dict[str, Callable[[DictConfig], None]] = {}
 PARTS: dict[str, tuple[str, ...]] = {}   # the parts an experiment can run (``experiment.parts``)
@@ -107,24 +109,43 @@ def compose(argv: list[str]) -> DictConfig:
 
 
 def progress_logging() -> None:
-    """One timestamped ``block done: <key>`` line on stderr per finished block (also in joblib
-    workers, which call this before storing; a no-op where logging is already set up)."""
+    """Timestamped progress lines on stderr (also in joblib workers, which call this before
+    storing; a no-op where logging is already set up)."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s",
                         datefmt="%H:%M:%S")
 
 
+VERBOSE = ("-v", "--verbose")
+
+
 def main(argv: list[str] | None = None) -> None:
     """CLI: bad input (unknown preset or key, unknown experiment, a bad value) is one line on
-    stderr and exit status 2, as in ``run.py``."""
+    stderr and exit status 2, as in ``run.py``; ``--verbose`` prints the composed config first;
+    progress is ``part i/P`` and ``block done`` lines (:mod:`experiments.theory.progress`) and
+    one closing line; Ctrl-C is one ``interrupted:`` line and status 130."""
+    from experiments.theory.progress import theory_run
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verbose = any(a in VERBOSE for a in argv)
+    argv = [a for a in argv if a not in VERBOSE]
     progress_logging()
+    current = None
     try:
-        cfg = compose(sys.argv[1:] if argv is None else argv)
-        print(OmegaConf.to_yaml(cfg))
-        run_theory(cfg)
+        cfg = compose(argv)
+        node = cfg.experiment if "experiment" in cfg else cfg
+        if verbose:
+            print(OmegaConf.to_yaml(cfg))
+        with theory_run(str(node.get("name", "?")), Path(str(node.get("out", "."))) / "records") \
+                as current, quiet_workers():
+            run_theory(cfg)
+            current.say(current.closing())
+    except KeyboardInterrupt:
+        print(current.interrupted() if current else "interrupted: before any block started, "
+              "nothing written; re-run the same command to resume", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
     except (KeyError, ValueError) as err:
         fail(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
     except Exception as err:
         if type(err).__module__.split(".")[0] not in ("hydra", "omegaconf"):
             raise
         fail(hydra_error_line(err))
-
