@@ -79,7 +79,7 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     plotted curve: row / algorithm [source])."""
     uses = table["uses_public"].astype(bool)
     source = [source_label(r) if u else "" for (_, r), u in zip(table.iterrows(), uses)]
-    names = table["algo"].map(algo_label)
+    names = table["algo"].map({name: algo_label(name) for name in table["algo"].unique()})
     if "opt_accounting" in table:
         names = names.where(table["opt_accounting"].fillna("advanced") != "zcdp",
                             names + " (zCDP)")
