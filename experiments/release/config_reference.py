@@ -111,6 +111,7 @@ def _rows(schema, rule_prefix: str, comments: dict[str, str], values: dict[str, 
 
 def _cell(text: str) -> str:
     """Text safe in a Markdown table cell (no column breaks, no HTML tags)."""
+    text = text.replace("``", "`")
     return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -148,6 +149,7 @@ def reference_markdown() -> str:
             note, notes = yaml_comments(path)
             if option in PLUGINS:
                 plugin = PLUGINS[option]
+                notes = dict(plugin.help)
                 note = (f"Plugin from `{plugin.run.__module__}` "
                         f"({(schema.__doc__ or '').strip().splitlines()[0]})")
             note = note or " ".join((schema.__doc__ or "").split())

@@ -41,7 +41,8 @@ class AlgorithmPlugin:
     :class:`experiments.release.rules.Rule` per numeric or text option; ``label`` its name in
     figures; ``uses_public`` whether its output depends on the public source (else figures draw
     it once per sweep over public sources); ``check(problem, options)`` an optional check that
-    needs the data, raising ``ValueError`` with a one-line message before anything runs."""
+    needs the data, raising ``ValueError`` with a one-line message before anything runs;
+    ``help`` the meaning of each option, shown in the configuration reference."""
 
     name: str
     run: Callable[..., Any]
@@ -50,6 +51,7 @@ class AlgorithmPlugin:
     label: str = ""
     uses_public: bool = True
     check: Callable[..., None] | None = None
+    help: dict[str, str] = field(default_factory=dict)
 
     @property
     def title(self) -> str:

@@ -69,4 +69,5 @@ PLUGIN = AlgorithmPlugin(
     name="measure_fit", run=run_measure_fit, options=MeasureFitConf,
     rules={"step": real(0.0, 100.0, "pass a multiplicative-weights step such as 1",
                         open_low=True)},
-    label="measure + fit", uses_public=True)
+    label="measure + fit", uses_public=True,
+    help={"step": "multiplicative-weights step of the fit (post-processing)"})
