@@ -43,7 +43,9 @@ def _env():
 
 
 def _records(folder: Path) -> list[Path]:
-    return sorted((folder / "records").glob("*/*.json"))
+    """Finished records (a temp file of a write in flight is not one: it may vanish on Ctrl-C)."""
+    return sorted(p for p in (folder / "records").glob("*/*.json")
+                  if not p.name.startswith(".tmp-"))
 
 
 def _leftovers(folder: Path) -> list[Path]:
