@@ -43,6 +43,7 @@ from scipy import stats
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import ALGORITHMS, ReleaseProblem, run_algorithm
 from pubpriv_core.data.domain import Dataset, Domain
+from pubpriv_core.privacy._checks import generator
 from pubpriv_core.queries import MarginalWorkload
 
 RELATIVE_SLACK = 1e-9     # floating-point slack on sensitivities and charges
@@ -366,6 +367,7 @@ def selection_tap(name: str, original: Callable) -> Callable:
         active = _ACTIVE
         if active is None:
             return original(scores, eps, sensitivity, rng, **kwargs)
+        generator(rng)     # the algorithm's explicit generator reaches the mechanism
         translation = active.translate
         ties = kwargs.get("ties")
         canonical = translation.expand(np.array(_plain(scores), dtype=float), ties)
@@ -394,6 +396,7 @@ def noise_tap(name: str, original: Callable) -> Callable:
         active = _ACTIVE
         if active is None:
             return original(values, scale, rng)
+        generator(rng)
         values = _plain(values)
         shape = np.shape(values)
 
@@ -500,6 +503,7 @@ def install_dualquery(patches: Patches, problem: ReleaseProblem) -> None:
 
     def tapped_sample(self, size, rng):
         active = _ACTIVE
+        generator(rng)
         logw = np.asarray(_plain(self.log_weights()))
         values = np.concatenate([logw, -logw])
         eps_t = 2.0 * self.eta * self.rounds / n
@@ -551,6 +555,7 @@ class FlowSpec:
     public: bool = False
     eps: float = 2.0
     T: int = 3
+    spends_all: bool = True    # the run spends its whole ρ (JAM-PGM's public picks save some)
 
 
 FAST_PGM = {"iters": 1, "final_iters": 1}
@@ -562,7 +567,7 @@ FLOW_SPECS: dict[str, FlowSpec] = {
     "dualquery": FlowSpec(DUALQUERY, {"eta": 0.5, "samples": 4, "max_T": 4}, eps=30.0),
     "aim": FlowSpec(PGM, {"rounds": 4, **FAST_PGM}),
     "mst": FlowSpec(PGM, dict(FAST_PGM)),
-    "jam_pgm": FlowSpec(PGM, {"rounds": 3, **FAST_PGM}, public=True),
+    "jam_pgm": FlowSpec(PGM, {"rounds": 3, **FAST_PGM}, public=True, spends_all=False),
     "public_only": FlowSpec(NO_MECHANISM, public=True),
 }
 #: registry entries that are not private mechanisms (non-private reference values)
