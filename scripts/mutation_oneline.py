@@ -2,12 +2,13 @@
 
 Each mutant replaces one fragment on one line of a privacy path. For every mutant the script runs
 (1) the privacy data-flow tests (``tests/test_privacy_flow.py``, ``tests/test_privacy_audit_pgm.py``)
-and (2) the tests that existed before them on the same paths (``--baseline``: the privacy,
-algorithm and audit test files; ``--baseline full``: the whole suite except the flow tests), each
-with ``-x``, and prints one Markdown row per mutant: where it is, its diff, the first test that
+and (2) the tests that existed before them on the same paths (``--baseline subset``: the privacy,
+algorithm and audit test files; ``privacy``: the ``test_privacy_*`` files; ``full``: the whole
+suite except the flow tests), each with ``-x``, and prints one Markdown row per mutant: where it is, its diff, the first test that
 fails (the killer) or ``survived``. ``--only ID ...`` restricts the mutants.
 
-    python scripts/mutation_oneline.py [--baseline subset|full|none] [--only M1 M2] [-o FILE]
+    python scripts/mutation_oneline.py [--baseline privacy|subset|full|none] [--no-flow]
+        [--only M1 M2] [-o FILE]
 
 A mutant whose fragment is not found exactly once is reported as ``stale`` (the code moved).
 """
@@ -185,7 +186,9 @@ def first_failure(tree: Path, tests: list[str], extra: list[str]) -> tuple[str, 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", choices=("subset", "full", "none"), default="subset")
+    parser.add_argument("--baseline", choices=("privacy", "subset", "full", "none"),
+                        default="subset")
+    parser.add_argument("--no-flow", action="store_true", help="skip the flow tests")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("-o", "--out", type=Path, default=None, help="also write the table")
     args = parser.parse_args(argv)
@@ -205,8 +208,8 @@ def main(argv=None) -> int:
             try:
                 baseline = _baseline(tree, args.baseline)
                 keyword = KEYWORDS.get(Path(mutant.path).name)
-                killer, seconds = first_failure(tree, FLOW_TESTS,
-                                                ["-k", keyword] if keyword else [])
+                killer, seconds = ("not run", 0.0) if args.no_flow else first_failure(
+                    tree, FLOW_TESTS, ["-k", keyword] if keyword else [])
             finally:
                 (tree / mutant.path).write_text(original)
             rows.append(f"| {mutant.id}: {mutant.what} | {mutant.path}:{line} | "
@@ -223,6 +226,8 @@ def _baseline(tree: Path, which: str) -> str:
         return "not run"
     if which == "full":
         tests, extra = ["tests"], [f"--ignore={t}" for t in FLOW_TESTS] + ["-n", "2"]
+    elif which == "privacy":
+        tests, extra = [t for t in BASELINE_SUBSET if "test_privacy_" in t], []
     else:
         tests, extra = BASELINE_SUBSET, []
     killer, seconds = first_failure(tree, tests, extra)
@@ -230,6 +235,8 @@ def _baseline(tree: Path, which: str) -> str:
 
 
 def _verdict(killer: str, seconds: float) -> str:
+    if killer == "not run":
+        return killer
     return f"killed: `{killer}` ({seconds:.0f} s)" if killer else \
         f"survived ({seconds:.0f} s)"
 
