@@ -170,8 +170,10 @@ def _same(a, b) -> bool:
 class Flow:
     """The state of one instrumented run (record or replay)."""
 
-    def __init__(self, script: list[Call] | None = None, seed: int = 0, ledger: bool = True):
+    def __init__(self, script: list[Call] | None = None, seed: int = 0, ledger: bool = True,
+                 likelihood: bool = False):
         self.script = script
+        self.likelihood = likelihood      # compute each call's log-probability (audits)
         self.mechanism_rng = np.random.default_rng([seed, 7])
         self.ledger = ledger
         self.calls: list[Call] = []
@@ -206,7 +208,7 @@ class Flow:
                 output = self._expected(kind, params, values, site).output
             else:
                 output = run(self.mechanism_rng)
-            probability = log_prob(values, output)
+            probability = log_prob(values, output) if self.likelihood else 0.0
         finally:
             self._inside -= 1
         self.calls.append(Call(kind, dict(params), values, output, charges, site, probability))
@@ -584,11 +586,11 @@ def registry_gaps() -> list[str]:
 
 @contextlib.contextmanager
 def flow(spec: FlowSpec, problem: ReleaseProblem, script: list[Call] | None = None,
-         seed: int = 0):
+         seed: int = 0, likelihood: bool = False):
     """Install the spec's instrumentation for one run; yields the :class:`Flow`."""
     global _ACTIVE
     from pubpriv_core.algorithms import pgm, pgm_descent  # noqa: F401  (pgm sets JAX up first)
-    active = Flow(script, seed, spec.family.ledger)
+    active = Flow(script, seed, spec.family.ledger, likelihood)
     active.n = problem.n
     with Patches() as patches:
         install_ledger(patches)
@@ -603,10 +605,11 @@ def flow(spec: FlowSpec, problem: ReleaseProblem, script: list[Call] | None = No
 
 
 def run(name: str, problem: ReleaseProblem, script: list[Call] | None = None, seed: int = 0,
-        eps: float | None = None, delta: float = 1e-3, **extra):
-    """Run algorithm ``name`` under its flow spec; (release, flow)."""
+        eps: float | None = None, delta: float = 1e-3, likelihood: bool = False, **extra):
+    """Run algorithm ``name`` under its flow spec; (release, flow). ``likelihood`` fills each
+    call's ``log_prob`` (the audits need it; it costs O(N²) per permute-and-flip call)."""
     spec = FLOW_SPECS[name]
-    with flow(spec, problem, script, seed) as active:
+    with flow(spec, problem, script, seed, likelihood) as active:
         release = run_algorithm(name, problem, eps=eps or spec.eps, delta=delta, T=spec.T,
                                 rng=np.random.default_rng(seed), **{**spec.options, **extra})
         _log("output", "tainted" if contains_taint(release) else "release")
@@ -672,14 +675,15 @@ def transcript_audit(name: str, problems: dict, pairs: list[tuple], *, eps_run: 
 
     def sample(d):
         s = next(counter)
-        _, recorded = run(name, problems[d], seed=s, eps=eps_run, delta=delta, **options)
+        _, recorded = run(name, problems[d], seed=s, eps=eps_run, delta=delta, likelihood=True,
+                          **options)
         return d, s, recorded.calls
 
     def log_likelihood(d, output):
         source, s, calls = output
         if d != source:
             _, replay = run(name, problems[d], script=calls, seed=s, eps=eps_run, delta=delta,
-                            **options)
+                            likelihood=True, **options)
             calls = replay.calls
         return math.fsum(c.log_prob for c in calls)
 

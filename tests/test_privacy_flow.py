@@ -144,7 +144,7 @@ def tiny_cases(draw):
     return shape, rows(private), rows(public), draw(st.integers(0, 2 ** 16))
 
 
-EXAMPLES = {"aim": 5, "mst": 6, "jam_pgm": 5, "dualquery": 5}   # runs of ~20–60 ms each
+EXAMPLES = {"aim": 5, "mst": 6, "jam_pgm": 5, "dualquery": 5, "pmwpub": 8, "mwem": 8}
 #: a cap on the examples per algorithm (the mutation run sets 2: scripts/mutation_privacy.sh)
 EXAMPLES_CAP = int(os.environ.get("PUBPRIV_FLOW_EXAMPLES", "12"))
 
