@@ -154,6 +154,14 @@ class SupportAnswerer:
             kernels.add_marginals(self.codes, weights, self.plan, out)
         return out
 
+    def row_sums(self, values: np.ndarray) -> np.ndarray:
+        """Σ_q values[q]·q(x) for every support row x (kept queries, own numbering): the
+        transpose of :meth:`answer`, one pass over the plan's tables (from the kept table cells
+        where there are, else from the codes)."""
+        out = np.zeros(self.size)
+        kernels.gather_marginals(self.codes, values, self.plan, out, self._table_cells)
+        return out
+
     def pass_bytes(self) -> int:
         """Bytes one :meth:`answer` pass must read: the id table and each block's read of the
         8-byte weights on small supports; the rows' table cells and the weights once per table

@@ -368,3 +368,57 @@ def compact_codes(records: np.ndarray) -> np.ndarray:
     top = int(records.max()) if records.size else 0
     dtype = np.uint8 if top < 2 ** 8 else np.uint16 if top < 2 ** 16 else np.uint32
     return np.ascontiguousarray(records.T, dtype=dtype)
+
+
+@nb.njit(nogil=True, cache=True)
+def _gather_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst, out, table,
+                  ids):
+    """out[x] += Σ_{pairs of table g} values[dst]·[cell_g(x) = src] for every row x: the table's
+    cells first collect their members' values, then each row reads its cell."""
+    cell_table = table[:cells[g]]
+    cell_table[:] = 0.0
+    for j in range(pair_start[g], pair_start[g + 1]):
+        cell_table[src[j]] += values[dst[j]]
+    m = out.size
+    for lo in range(0, m, _SWEEP):
+        hi = min(lo + _SWEEP, m)
+        ids[:hi - lo] = 0
+        for j in range(ks[g]):
+            column, stride = codes[attrs[g, j]], strides[g, j]
+            for x in range(lo, hi):
+                ids[x - lo] += column[x] * stride
+        for x in range(lo, hi):
+            out[x] += cell_table[ids[x - lo]]
+
+
+@nb.njit(nogil=True, cache=True)
+def _gather_serial(codes, values, attrs, strides, ks, cells, pair_start, src, dst, out):
+    table, ids = np.zeros(cells.max()), np.empty(_SWEEP, dtype=strides.dtype)
+    for g in range(ks.size):
+        _gather_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst, out,
+                      table, ids)
+
+
+@nb.njit(nogil=True, cache=True)
+def _gather_by_cells(cells_of, values, cells, pair_start, src, dst, out):
+    table = np.zeros(cells.max())
+    for g in range(cells.size):
+        cell_table = table[:cells[g]]
+        cell_table[:] = 0.0
+        for j in range(pair_start[g], pair_start[g + 1]):
+            cell_table[src[j]] += values[dst[j]]
+        row = cells_of[g]
+        for x in range(out.size):
+            out[x] += cell_table[row[x]]
+
+
+def gather_marginals(codes, values, plan, out, cells_of=None):
+    """The adjoint of :func:`add_marginals`: out[x] += Σ_q values[q]·q(x) for every row x (the
+    queries q reached through the plan's pairs), from the codes or from the rows' kept table
+    cells ``cells_of`` (:func:`table_cells`). One thread; per row the tables are read in order."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if cells_of is not None:
+        _gather_by_cells(cells_of, values, plan.cells, plan.pair_start, plan.src, plan.dst, out)
+        return
+    _gather_serial(codes, values, plan.attrs, plan.cell_strides, plan.ks, plan.cells,
+                   plan.pair_start, plan.src, plan.dst, out)
