@@ -174,6 +174,41 @@ def test_a_time_limit_returns_the_certified_interval(monkeypatch):
     assert part.value < max(np.abs(matrix @ p.public_weights - target).max(), floor)
 
 
+class _StatusSequence:
+    """A stand-in HiGHS model whose runs end in the given statuses, one per run."""
+
+    def __init__(self, *statuses):
+        self.statuses, self.cleared, self.limits = list(statuses), 0, []
+
+    def setOptionValue(self, name, value):
+        if name == "time_limit":
+            self.limits.append(value)
+
+    def run(self):
+        self.status = self.statuses.pop(0)
+
+    def getModelStatus(self):
+        return self.status
+
+    def clearSolver(self):
+        self.cleared += 1
+
+    def modelStatusToString(self, status):
+        return str(status)
+
+
+def test_an_unknown_status_is_solved_again_from_scratch():
+    import highspy
+    status = highspy.HighsModelStatus
+    model = _StatusSequence(status.kUnknown, status.kOptimal)
+    assert mixture_lp._run(model, 10.0) == status.kOptimal and model.cleared == 1
+    assert 0 < model.limits[1] <= 10.0
+    with pytest.raises(RuntimeError, match="LP failed"):
+        mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 10.0)
+    with pytest.raises(LPTimeLimitError):
+        mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 0.0)
+
+
 def test_the_engine_operator_gives_the_matrix_solution():
     p = problem(15, 300)
     present, floor = _split(p.public_answerer, p.true_answers)

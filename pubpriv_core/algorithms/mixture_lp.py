@@ -328,9 +328,22 @@ def warm_budget(rows: int) -> int:
 
 
 def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
+    """One HiGHS run; its time limit raises :class:`LPTimeLimitError`. An ``Unknown`` status
+    (HiGHS's simplex can stop so after a warm restart, e.g. by its anti-cycling test) is solved
+    once more from scratch with the time left; once the time is used up it counts as the time
+    limit."""
+    start = time.perf_counter()
     highs.setOptionValue("time_limit", float(time_limit))
     highs.run()
     status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kUnknown:
+        highs.clearSolver()
+        highs.setOptionValue("time_limit", max(time_limit - (time.perf_counter() - start), 0.0))
+        highs.run()
+        status = highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kUnknown and \
+                time.perf_counter() - start >= time_limit:
+            raise _time_limit_error(time_limit)
     if status == highspy.HighsModelStatus.kTimeLimit:
         raise _time_limit_error(time_limit)
     if status not in (*_SOLVED, highspy.HighsModelStatus.kIterationLimit):
