@@ -8,7 +8,15 @@ model (shift 0.1), m ∈ {1K, 4K, 16K, 64K, 130K}; W ∈ {256, 1024, 4096} rando
 PMW^Pub with the paper's defaults (permute-and-flip, Gaussian, §5.3 replay), ε = 1, δ = 1/n²,
 T = 20. Each configuration runs in a fresh process, so its peak RSS is its own.
 
-Columns: ``build_s`` (true answers over the n private rows, the support's present cells, the
+With ``--reference-dir`` and ``--reference-python`` the paper's released code runs beside each
+configuration on the same inputs (:mod:`~experiments.release.bench.research_pmwpub`; the order of
+the two alternates over the grid) and the columns ``research_per_iter_s``,
+``research_cpu_per_iter_s``, ``research_ratio`` (its wall time per iteration ÷ this harness's)
+and ``research_cpu_ratio`` (the same for CPU time), with the load average before each, are
+added.
+
+Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all threads: what a
+loaded machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present cells, the
 answerer and its plan), ``warmup_s`` (an untimed first release of 3 rounds, which loads the
 compiled kernels from numba's cache), ``per_iter_s`` (mean over the T rounds of the release that
 follows), ``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
@@ -70,14 +78,16 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
     run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=WARMUP_T,
                   rng=np.random.default_rng(1))
     warmup = time.perf_counter() - start
+    cpu = time.process_time()
     release = run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
                             rng=np.random.default_rng(0))
+    cpu = (time.process_time() - cpu) / T
     plan = problem.public_answerer.plan
     pass_bytes = problem.public_answerer.pass_bytes()
     return {"rows_drawn": rows, "support": problem.support_size, "W": W,
             "queries": workload.num_queries, "present": problem.public_answerer.num_queries,
             "tables": plan.num_tables, "build_s": build, "warmup_s": warmup,
-            "per_iter_s": release.per_iter_s,
+            "per_iter_s": release.per_iter_s, "cpu_per_iter_s": cpu,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 10,
             "pass_bytes": pass_bytes}
@@ -164,7 +174,9 @@ def plot(frame, out: Path) -> None:
             ax.plot(group["support"], group["research_per_iter_s"], "s--", color=color,
                     label=f"released research code, W = {W}")
             axes[0, 1].plot(group["support"], group["research_ratio"], "o-", color=color,
-                            label=f"W = {W}")
+                            label=f"W = {W}, wall time")
+            axes[0, 1].plot(group["support"], group["research_cpu_ratio"], "x--", color=color,
+                            label=f"W = {W}, CPU time")
     ax.plot(PAPER_POINT["support"], PAPER_POINT["per_iter_s"], "k*", markersize=12,
             label="paper, Table 1 (full ACS, W = 4,096)")
     ax.set(xscale="log", yscale="log", xlabel="public support size |X̂| (distinct rows)",
@@ -202,9 +214,11 @@ def measure(rows: int, W: int, threads: int | None, reference: tuple[str, str] |
             research_load = os.getloadavg()[0]
             research = run_research(reference, inputs)
     return {**record, "load": load, "research_per_iter_s": research["per_iter_s"],
+            "research_cpu_per_iter_s": research["cpu_per_iter_s"],
             "research_setup_s": research["setup_s"],
             "research_max_error": research["max_error"], "research_load": research_load,
-            "research_ratio": research["per_iter_s"] / record["per_iter_s"]}
+            "research_ratio": research["per_iter_s"] / record["per_iter_s"],
+            "research_cpu_ratio": research["cpu_per_iter_s"] / record["cpu_per_iter_s"]}
 
 
 def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = None,
@@ -224,7 +238,8 @@ def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = 
             records.append(record)
             research = "" if reference is None else (
                 f"  released code {record['research_per_iter_s']:.4f} s "
-                f"({record['research_ratio']:.1f}x, load {record['research_load']:.1f})")
+                f"({record['research_ratio']:.1f}x; CPU time {record['research_cpu_ratio']:.1f}x;"
+                f" load {record['research_load']:.1f})")
             print(f"support {record['support']:>7,}  W {W:>5}  tables {record['tables']:>5}  "
                   f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"
                   f" (load {record['load']:.1f})  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
