@@ -174,6 +174,20 @@ def test_a_time_limit_returns_the_certified_interval(monkeypatch):
     assert part.value < max(np.abs(matrix @ p.public_weights - target).max(), floor)
 
 
+def test_progress_reports_a_tightening_interval(monkeypatch):
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)
+    p = problem(14, 400, size=None)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
+    seen = []
+    solution = constraint_generation(matrix, target, floor, p.public_weights, 60.0,
+                                     progress=seen.append)
+    assert len(seen) == solution.rounds + 1
+    lowers, uppers = [i.lower for i in seen], [i.value for i in seen]
+    assert lowers == sorted(lowers) and uppers == sorted(uppers, reverse=True)
+    assert seen[-1].certified and seen[-1].value == solution.value
+
+
 class _StatusSequence:
     """A stand-in HiGHS model whose runs end in the given statuses, one per run."""
 

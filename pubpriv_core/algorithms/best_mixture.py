@@ -54,20 +54,22 @@ def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
                        anchor: np.ndarray,
                        time_limit: float = DEFAULT_LP_TIME_LIMIT,
                        on_time_limit: str = "raise",
-                       max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS) -> MixtureSolution:
+                       max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS,
+                       progress=None) -> MixtureSolution:
     """Exact f(X̂) by constraint generation from ``anchor`` (the public distribution A_0); the
     cells joining per round are spread over the marginals. Its active cells count the absent
     cells at the value too (where f = c, those are the cells that set it). At ``time_limit``:
     raise, or (``on_time_limit="interval"``) return the certified interval [lower, value]
     reached (:func:`~.mixture_lp.constraint_generation`). Past ``max_nonzeros`` (|X̂|·W) the
     incidence matrix is not built: the engine serves as the operator
-    (:class:`~.mixture_operator.SupportIncidence`)."""
+    (:class:`~.mixture_operator.SupportIncidence`). ``progress`` is passed on to
+    :func:`~.mixture_lp.constraint_generation`."""
     present, floor = _split(answerer, true_answers)
     too_big = answerer.size * answerer.workload.num_marginals > max_nonzeros
     matrix = SupportIncidence(answerer) if too_big else present_incidence(answerer)
     solution = constraint_generation(matrix, true_answers[present], floor, anchor, time_limit,
                                      groups=answerer.workload.marginal_of(present),
-                                     on_time_limit=on_time_limit)
+                                     on_time_limit=on_time_limit, progress=progress)
     absent = np.delete(true_answers, present)
     at_value = int(np.count_nonzero(absent >= solution.value - TOL))
     return dataclasses.replace(solution, active_cells=solution.active_cells + at_value)

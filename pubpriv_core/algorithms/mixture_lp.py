@@ -120,7 +120,8 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
                           groups: np.ndarray | None = None,
                           per_group: int = PER_GROUP,
                           descent_steps: int | None = None,
-                          on_time_limit: str = "raise") -> MixtureSolution:
+                          on_time_limit: str = "raise",
+                          progress=None) -> MixtureSolution:
     """f by constraint generation (module docstring); ``groups`` gives each cell's marginal
     (None: one group), of which ``per_group`` cells join per round. The anchor is first moved
     by at most ``descent_steps`` (None: ``DESCENT_STEPS``) steps of
@@ -128,11 +129,13 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
     certified with no LP (0 rounds). ``matrix`` is a CSR matrix or an operator with the same
     ``@``, ``.T @``, row selection and ``shape`` (:class:`~.mixture_operator.SupportIncidence`).
     At ``time_limit`` seconds: raise :class:`LPTimeLimitError` (``on_time_limit="raise"``) or
-    return the interval [τ, best max error] found so far, ``certified`` false (``"interval"``)."""
+    return the interval [τ, best max error] found so far, ``certified`` false (``"interval"``).
+    ``progress`` (if given) is called with that interval after the descent and after each
+    round."""
     if on_time_limit not in ON_TIME_LIMIT:
         raise ValueError(f"unknown on_time_limit {on_time_limit!r}; choose one of "
                          f"{', '.join(ON_TIME_LIMIT)}")
-    search = _Search(matrix, target, floor, time.perf_counter())
+    search = _Search(matrix, target, floor, time.perf_counter(), progress)
     try:
         return _generate(search, anchor, time_limit, groups, per_group, descent_steps)
     except LPTimeLimitError:
@@ -149,9 +152,10 @@ class _Search:
     """What a constraint generation holds: the level τ (a certified lower bound on f) and the
     best μ met so far (its max error an upper bound)."""
 
-    def __init__(self, matrix, target: np.ndarray, floor: float, start: float):
+    def __init__(self, matrix, target: np.ndarray, floor: float, start: float, progress=None):
         self.matrix = matrix if isinstance(matrix, _OPERATOR_TYPES) else sp.csr_matrix(matrix)
         self.target, self.floor, self.start = target, floor, start
+        self.progress = progress or (lambda interval: None)
         self.level, self.rounds, self.working = floor, 0, 0
         self.best: tuple[float, np.ndarray] | None = None
 
@@ -188,6 +192,7 @@ def _generate(search: _Search, anchor, time_limit, groups, per_group, descent_st
     mu = anchor
     while True:
         excess = search.errors(mu) - search.level
+        search.progress(search.interval())
         excess[working] = -np.inf
         if not (excess > TOL).any():
             return _solution(matrix, target, floor, search.level, mu, search.rounds,

@@ -87,7 +87,19 @@ def liu2021_problem(s: int, trial: int):
                               workload_seed=cfg.seed)
 
 
-def measure(overrides, with_mw: bool, time_limit: float) -> str:
+def _progress(cpu: float, floor: float):
+    """A callback printing the interval after the descent and each round, with the wall and
+    CPU seconds of the solve so far (so a loaded run tells what a quiet one gets in its time)."""
+    def show(interval) -> None:
+        print(f"    after {interval.runtime_s:7.1f} s wall, {time.process_time() - cpu:7.1f} s CPU: "
+              f"f in [{interval.lower:.6f}, {interval.value:.6f}] (gap "
+              f"{interval.value - interval.lower:.6f}, floor c {floor:.6f}); rounds "
+              f"{interval.rounds}, working {interval.working_cells}; load "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+    return show
+
+
+def measure(overrides, with_mw: bool, time_limit: float, show_progress: bool = False) -> str:
     """One result line for the problem of repetition 0 of the composed config (or of a
     liu2021 trial)."""
     if overrides[0] == "liu2021":
@@ -102,7 +114,8 @@ def measure(overrides, with_mw: bool, time_limit: float) -> str:
     cpu, wall = time.process_time(), time.perf_counter()
     try:
         solution = best_mixture_exact(answerer, problem.true_answers, problem.public_weights,
-                                      time_limit, on_time_limit="interval")
+                                      time_limit, on_time_limit="interval",
+                                      progress=_progress(cpu, floor) if show_progress else None)
     except LPTimeLimitError:
         line += f"not certified within {time_limit:g} s ({time.process_time() - cpu:.1f} s CPU)"
     else:
@@ -131,8 +144,13 @@ def _mw_part(answerer, problem, with_mw: bool) -> str:
     return f"  | MW-100 {mw:.6f} ({time.perf_counter() - start:.1f} s)"
 
 
-def run_benchmark(only: str = "", with_mw: bool = True, time_limit: float = 60.0) -> None:
-    """Time every setting whose label contains ``only``; one line each."""
+def run_benchmark(only: str = "", with_mw: bool = True, time_limit: float = 60.0,
+                  show_progress: bool = False) -> None:
+    """Time every setting whose label contains ``only``; one line each (with ``show_progress``,
+    the interval after every round too)."""
     for label, overrides in SETTINGS:
         if only.lower() in label.lower():
-            print(f"{label:55s} {measure(overrides, with_mw, time_limit)}", flush=True)
+            if show_progress:
+                print(label, flush=True)
+            print(f"{label:55s} {measure(overrides, with_mw, time_limit, show_progress)}",
+                  flush=True)
