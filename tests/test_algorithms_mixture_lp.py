@@ -192,11 +192,13 @@ class _StatusSequence:
     """A stand-in HiGHS model whose runs end in the given statuses, one per run."""
 
     def __init__(self, *statuses):
-        self.statuses, self.cleared, self.limits = list(statuses), 0, []
+        self.statuses, self.cleared, self.limits, self.presolve = list(statuses), 0, [], []
 
     def setOptionValue(self, name, value):
         if name == "time_limit":
             self.limits.append(value)
+        if name == "presolve":
+            self.presolve.append(value)
 
     def run(self):
         self.status = self.statuses.pop(0)
@@ -216,7 +218,10 @@ def test_an_unknown_status_is_solved_again_from_scratch():
     status = highspy.HighsModelStatus
     model = _StatusSequence(status.kUnknown, status.kOptimal)
     assert mixture_lp._run(model, 10.0) == status.kOptimal and model.cleared == 1
-    assert 0 < model.limits[1] <= 10.0
+    assert 0 < model.limits[1] <= 10.0 and model.presolve == ["off", "choose"]
+    # an infeasible model that HiGHS left Unknown is reported infeasible by the second run
+    infeasible = _StatusSequence(status.kUnknown, status.kInfeasible)
+    assert mixture_lp._run(infeasible, 10.0) == status.kInfeasible
     with pytest.raises(RuntimeError, match="LP failed"):
         mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 10.0)
     with pytest.raises(LPTimeLimitError):

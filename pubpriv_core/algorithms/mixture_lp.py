@@ -334,8 +334,10 @@ def warm_budget(rows: int) -> int:
 
 def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
     """One HiGHS run; its time limit raises :class:`LPTimeLimitError`. An ``Unknown`` status
-    (HiGHS's simplex can stop so after a warm restart, e.g. by its anti-cycling test) is solved
-    once more from scratch with the time left; once the time is used up it counts as the time
+    (HiGHS can stop so when its presolved problem is infeasible but the simplex does not prove
+    it — met on liu2021's |X̂| = 4,096 sweep, where the same model without presolve is proved
+    infeasible — or after a warm restart, by its anti-cycling test) is solved once more from
+    scratch without presolve, with the time left; once the time is used up it counts as the time
     limit."""
     start = time.perf_counter()
     highs.setOptionValue("time_limit", float(time_limit))
@@ -344,7 +346,9 @@ def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
     if status == highspy.HighsModelStatus.kUnknown:
         highs.clearSolver()
         highs.setOptionValue("time_limit", max(time_limit - (time.perf_counter() - start), 0.0))
+        highs.setOptionValue("presolve", "off")
         highs.run()
+        highs.setOptionValue("presolve", "choose")
         status = highs.getModelStatus()
         if status == highspy.HighsModelStatus.kUnknown and \
                 time.perf_counter() - start >= time_limit:
