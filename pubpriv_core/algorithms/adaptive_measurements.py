@@ -189,6 +189,7 @@ def run_rounds(name: str, problem: ReleaseProblem, model: MeasurementModel, *, e
     return Release(name, weights=extra.pop("weights", None), answers=answers, rho=ledger.spent,
                    eps=ledger.eps(delta), delta=delta, support=extra.pop("support", None),
                    trace={**(trace or {}), **extra, "marginals": selected,
+                          "measured": rounds.measurements.values,
                           "iteration_s": times.tolist(), "steps": steps.tolist(),
                           "mean_steps": float(steps.mean()), "eps0": budget.eps0,
                           "alpha": alpha, "ledger": ledger_totals(ledger)},
