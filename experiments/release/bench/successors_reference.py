@@ -33,29 +33,39 @@ def main(argv=None) -> None:
     parser.add_argument("--T", type=int, default=50)
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--save-dir", default="/tmp/dpqr-save")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (1: its faster setting on this loaded machine)")
+    parser.add_argument("--sampled", action="store_true",
+                        help="also score 100,000 sampled rows, as the reference scripts do")
     args = parser.parse_args(argv)
     sys.path.insert(0, os.getcwd())
     import torch
+    torch.set_num_threads(args.threads)
     from src.algo import IterAlgoGEM
     from src.qm import KWayMarginalQMTorch
     from src.syndata import NeuralNetworkGenerator
-    from src.utils import get_data, get_errors, get_per_round_budget_zCDP, get_rand_workloads
+    from src.utils import (get_cached_true_answers, get_data, get_errors,
+                           get_per_round_budget_zCDP, get_rand_workloads)
     from src.algo.nondp import IterativeAlgoNonDP
 
     data = get_data(args.dataset)
     workloads = get_rand_workloads(data, 286, 3, seed=0)
     qm = KWayMarginalQMTorch(data, workloads, device=torch.device("cpu"))
-    true_answers = qm.get_answers(data)
+    cache_key = argparse.Namespace(dataset=args.dataset, workload=286, marginal=3,
+                                   workload_seed=0)
+    true_answers = get_cached_true_answers(cache_key, data, qm)   # its save/true_answers
     delta = 1.0 / len(data) ** 2
     eps0, rho = get_per_round_budget_zCDP(args.epsilon, delta, args.T, alpha=0.5)
     public = args.algo == "gem_pub"
-    # GEM: run_gem.py passes gen_dims=[256]*2; GEM^Pub: run_gem_pub.py leaves the default
-    G = NeuralNetworkGenerator(qm, K=1000, device=torch.device("cpu"), init_seed=args.seed,
-                               embedding_dim=256, gen_dims=None if public else [256, 256],
-                               resample=False)
+    # GEM: run_gem.py passes gen_dims=[256]*2 and seeds the generator with the run's seed;
+    # GEM^Pub: run_gem_pub.py leaves the default widths, and the generator (its noise z too)
+    # is the pre-training's (seed 0) so that the loaded weights see the noise they were fit on
+    G = NeuralNetworkGenerator(qm, K=1000, device=torch.device("cpu"),
+                               init_seed=0 if public else args.seed, embedding_dim=256,
+                               gen_dims=None if public else [256, 256], resample=False)
     if public:
-        pre = IterativeAlgoNonDP(G, 1, default_dir=f"{args.save_dir}/pretrained/"
-                                 f"{args.dataset_pub}", seed=args.seed, loss_p=2, lr=5e-4,
+        pre = IterativeAlgoNonDP(G, 1, default_dir=f"./save/Gen_NN_NonDP/{args.dataset_pub}/"
+                                 "3_286_0/256_1000_False/", seed=0, loss_p=2, lr=5e-4,
                                  eta_min=1e-7, max_idxs=10000, max_iters=1)
         pre.load("best.pt")
     algo = IterAlgoGEM(G, args.T, eps0, alpha=0.5,
@@ -75,7 +85,8 @@ def main(argv=None) -> None:
     algo.fit(true_answers)
     fit_s = time.perf_counter() - start
     exact = get_errors(true_answers, G.get_qm_answers())
-    sampled = get_errors(true_answers, qm.get_answers(G.get_syndata(100000)))
+    sampled = get_errors(true_answers, qm.get_answers(G.get_syndata(100000))) \
+        if args.sampled else {"error_max": float("nan"), "error_mean": float("nan")}
     print(json.dumps({
         "code": "reference", "algo": args.algo, "seed": args.seed, "T": args.T,
         "fit_s": fit_s, "per_round_s": fit_s / args.T, "steps": steps,
