@@ -175,6 +175,7 @@ def run_rounds(name: str, problem: ReleaseProblem, model: MeasurementModel, *, e
     budget = RoundBudget(privacy.rho_from_eps(eps, delta), T * per_round, alpha, problem.n)
     rounds = Rounds(problem, budget, rng)
     times, steps, selected = np.empty(T), np.zeros(T, dtype=np.int64), []
+    cpu = time.process_time()
     for t in range(T):
         start = time.perf_counter()
         current = model.answers()
@@ -184,13 +185,15 @@ def run_rounds(name: str, problem: ReleaseProblem, model: MeasurementModel, *, e
             selected.append(marginal)
         steps[t] = model.update(rounds.measurements)
         times[t] = time.perf_counter() - start
+    cpu = time.process_time() - cpu     # CPU seconds of the process (all threads) in the rounds
     answers, extra = model.release()
     ledger = rounds.ledger
     return Release(name, weights=extra.pop("weights", None), answers=answers, rho=ledger.spent,
                    eps=ledger.eps(delta), delta=delta, support=extra.pop("support", None),
                    trace={**(trace or {}), **extra, "marginals": selected,
                           "measured": rounds.measurements.values,
-                          "iteration_s": times.tolist(), "steps": steps.tolist(),
+                          "iteration_s": times.tolist(), "rounds_cpu_s": cpu,
+                          "steps": steps.tolist(),
                           "mean_steps": float(steps.mean()), "eps0": budget.eps0,
                           "alpha": alpha, "ledger": ledger_totals(ledger)},
                    runtime_s=float(times.sum()), iterations=T)

@@ -55,32 +55,41 @@ class PEPOptions:
 
 
 @nb.njit(cache=True, nogil=True)
+def _largest_gap(y, scale, measured):
+    """The first i of largest |scale·y_i − measured_i|."""
+    worst, gap = 0, -1.0
+    for i in range(y.shape[0]):
+        g = abs(scale * y[i] - measured[i])
+        if g > gap:
+            worst, gap = i, g
+    return worst
+
+
+@nb.njit(cache=True, nogil=True)
 def project(u, y, measured, cells, order, starts, offsets, steps, clip):
     """``steps`` entropy-projection steps on the normalised weights ``u`` (one per row) and the
     measured cells' answers ``y`` (flat: measured marginal j's cells at offsets[j]:offsets[j+1]),
     in place. ``cells[j, x]`` is row x's cell under measured marginal j; the rows of flat cell i
-    are ``order[starts[i]:starts[i + 1]]``."""
+    are ``order[starts[i]:starts[i + 1]]``. Each step projects onto the first cell of largest
+    gap. Within the call u and y are kept unnormalised with their total Z (one division at the
+    end)."""
     count = offsets.shape[0] - 1
+    total = 1.0
     for _ in range(steps):
-        worst, gap = 0, -1.0
-        for i in range(y.shape[0]):
-            g = abs(y[i] - measured[i])
-            if g > gap:
-                worst, gap = i, g
+        scale = 1.0 / total
+        worst = _largest_gap(y, scale, measured)
         a = min(max(measured[worst], clip), 1.0 - clip)
-        b = min(max(y[worst], clip), 1.0 - clip)
+        b = min(max(scale * y[worst], clip), 1.0 - clip)
         factor = a * (1.0 - b) / ((1.0 - a) * b)       # exp(λ)
-        mass = 0.0
         for p in range(starts[worst], starts[worst + 1]):
             x = order[p]
             change = u[x] * (factor - 1.0)
-            mass += change
+            total += change
             u[x] += change
             for j in range(count):
                 y[offsets[j] + cells[j, x]] += change
-        total = 1.0 + mass
-        u /= total
-        y /= total
+    u /= total
+    y /= total
 
 
 class Histogram:
@@ -98,6 +107,8 @@ class Histogram:
         self.cells = np.empty((capacity, rows), dtype=np.int32)
         self.order = np.empty(capacity * rows, dtype=np.int32)   # rows sorted by cell, per marginal
         self.starts = np.zeros(1, dtype=np.int64)
+        self.sizes = self.workload.marginal_sizes
+        self.y = np.empty(0)     # q(A) of the measured cells, kept up to date by the projection
         self.known = 0
 
     def answers(self) -> np.ndarray:
@@ -110,25 +121,18 @@ class Histogram:
         rows, j = len(self.records), self.known
         self.cells[j] = local
         self.order[j * rows:(j + 1) * rows] = np.argsort(local, kind="stable")
-        counts = np.bincount(local, minlength=int(self.workload.marginal_sizes[marginal]))
+        size = int(self.sizes[marginal])
+        counts = np.bincount(local, minlength=size)
         self.starts = np.concatenate([self.starts, j * rows + np.cumsum(counts)])
+        self.y = np.concatenate([self.y, np.bincount(local, self.u, minlength=size)])
         self.known += 1
-
-    def measured_answers(self) -> np.ndarray:
-        """q(A) of every measured cell, exactly (the projection then keeps them up to date)."""
-        sizes = self.workload.marginal_sizes
-        return np.concatenate([
-            np.bincount(self.cells[j], self.u, minlength=int(sizes[m]))
-            for j, m in enumerate(self.measured)])
 
     def update(self, measurements: Measurements) -> int:
         for marginal in measurements.marginals[self.known:]:
             self._add_marginal(marginal)
-        self.measured = measurements.marginals
-        sizes = self.workload.marginal_sizes[self.measured]
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        project(self.u, self.measured_answers(), measurements.flat(), self.cells[:self.known],
-                self.order, self.starts, offsets, self.max_iters, CLIP)
+        offsets = np.concatenate([[0], np.cumsum(self.sizes[measurements.marginals])])
+        project(self.u, self.y, measurements.flat(), self.cells[:self.known], self.order,
+                self.starts, offsets.astype(np.int64), self.max_iters, CLIP)
         return self.max_iters
 
     def release(self) -> tuple[np.ndarray, dict]:

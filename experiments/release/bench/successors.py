@@ -98,6 +98,7 @@ def run_ours(prob: ReleaseProblem, algo: str, seed: int, T: int, pretrain_steps:
     errors = release.errors(prob.true_answers)
     return {"code": "pubpriv", "algo": algo, "seed": seed, "T": T,
             "fit_s": release.runtime_s, "per_round_s": release.per_iter_s,
+            "cpu_per_round_s": release.trace["rounds_cpu_s"] / T,
             "wall_s": time.perf_counter() - start, "steps": release.trace["steps"],
             "max_error": errors["max_error"], "mean_error": errors["mean_error"],
             "pretrain_s": release.trace.get("pretrain_s"), "rho": release.rho,
@@ -175,27 +176,35 @@ def table(rows: list[dict]) -> str:
     per round (mean, and the load range), then per algorithm the paired differences and the
     speed ratio (reference time / this harness's time, per seed)."""
     frame = pd.DataFrame(rows)
+    if "cpu_per_round_s" not in frame:
+        frame["cpu_per_round_s"] = np.nan
     lines = ["| algorithm | code | runs | max error mean ± sd [min, max] | mean error | "
-             "s / round (mean) | steps / round | load |", "|---|---|---|---|---|---|---|---|"]
+             "s / round, wall (mean) | CPU s / round (mean) | steps / round | load |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for (algo, code), part in frame.groupby(["algo", "code"]):
         steps = np.mean([np.mean(s) for s in part["steps"]])
         lines.append(f"| {algo} | {code} | {len(part)} | {part.max_error.mean():.4f} ± "
                      f"{part.max_error.std():.4f} [{part.max_error.min():.4f}, "
                      f"{part.max_error.max():.4f}] | {part.mean_error.mean():.5f} | "
-                     f"{part.per_round_s.mean():.3f} | {steps:.1f} | "
+                     f"{part.per_round_s.mean():.3f} | {part.cpu_per_round_s.mean():.3f} | "
+                     f"{steps:.1f} | "
                      f"{part.load.min():.1f}–{part.load.max():.1f} |")
     lines += ["", "| algorithm | paired seeds | max error: this − reference, mean [min, max] | "
-              "speed-up per round (reference / this), mean [min, max] |", "|---|---|---|---|"]
+              "speed-up per round, wall (reference / this), mean [min, max] | speed-up, CPU "
+              "time |", "|---|---|---|---|---|"]
     for algo, part in frame.groupby("algo"):
-        pivot = part.pivot_table(index="seed", columns="code",
-                                 values=["max_error", "per_round_s"]).dropna()
+        pivot = part.pivot_table(index="seed", columns="code", dropna=False,
+                                 values=["max_error", "per_round_s", "cpu_per_round_s"])
+        pivot = pivot[pivot["max_error"].notna().all(axis=1)]
         if pivot.empty:
             continue
         diff = pivot["max_error"]["pubpriv"] - pivot["max_error"]["reference"]
         ratio = pivot["per_round_s"]["reference"] / pivot["per_round_s"]["pubpriv"]
+        cpu = pivot["cpu_per_round_s"]["reference"] / pivot["cpu_per_round_s"]["pubpriv"]
         lines.append(f"| {algo} | {len(pivot)} | {diff.mean():+.4f} [{diff.min():+.4f}, "
                      f"{diff.max():+.4f}] | {ratio.mean():.1f}× [{ratio.min():.1f}, "
-                     f"{ratio.max():.1f}] |")
+                     f"{ratio.max():.1f}] | {cpu.mean():.1f}× [{cpu.min():.1f}, "
+                     f"{cpu.max():.1f}] |")
     return "\n".join(lines)
 
 
@@ -224,6 +233,7 @@ def time_line(overrides: list[str], run: int = 0) -> dict:
         wall = time.perf_counter() - start
     return {"overrides": " ".join(overrides), "T": cfg["T"], "build_s": built,
             "wall_s": wall, "rounds_s": release.runtime_s, "per_round_s": release.per_iter_s,
+            "cpu_per_round_s": release.trace["rounds_cpu_s"] / cfg["T"],
             "pretrain_s": release.trace.get("pretrain_s"),
             "mean_steps": release.trace.get("mean_steps"),
             "max_error": release.errors(prob.true_answers)["max_error"],
