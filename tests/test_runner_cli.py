@@ -1,4 +1,6 @@
 """Bad input: one `error:` line on stderr, exit status 2, no traceback, nothing written."""
+from pathlib import Path
+
 import pytest
 
 from experiments.release import cli
@@ -40,7 +42,9 @@ def _refused(argv, tmp_path, capsys):
     (["algo=dualquery", "algo.max_T=1"], "algo.max_T must be null (no cap) or an integer in [2, "),
     (["cache_gb=0"], "cache_gb must be a finite number in (0, 10000]"),
     (["dataset=nope"], "Could not find 'dataset/nope'; choose one of: acs, adult, nist_acs"),
-    (["algo=nope"], "choose one of: aim, best_mixture, dualquery, jam_pgm, mst, mwem, pmwpub,"),
+    (["algo=nope"], "choose one of: " + ", ".join(sorted(
+        p.stem for p in (Path(__file__).resolve().parents[1] / "conf" / "algo").glob("*.yaml")))),
+    (["algo=gem", "T=100"], "T=100 rounds of 1 marginal(s) exceed the workload's 64 marginals"),
     (["public=nope"], "choose one of: biased, dataset, resample"),
     (["foo=1"], "Key 'foo' not in 'RunConf'"),
     (["+foo=1"], "unknown key foo; remove it"),
