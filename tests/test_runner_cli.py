@@ -42,6 +42,7 @@ def _refused(argv, tmp_path, capsys):
     (["dataset=nope"], "Could not find 'dataset/nope'; choose one of: acs, adult, nist_acs"),
     # the list goes on with any installed algorithm plugin (examples/ in CI)
     (["algo=nope"], "Could not find 'algo/nope'; choose one of: aim, best_mixture, dualquery,"),
+    (["algo=gem", "T=100"], "T=100 rounds of 1 marginal(s) exceed the workload's 64 marginals"),
     (["public=nope"], "choose one of: biased, dataset, resample"),
     (["foo=1"], "Key 'foo' not in 'RunConf'"),
     (["+foo=1"], "unknown key foo; remove it"),

@@ -5,7 +5,8 @@ wrong types; here are the checks on values: every field against its rule
 (:mod:`experiments.release.rules`: finite, in range, a writable ``results_dir``), and those that need the data — the dataset is present or
 downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased attribute and value exist, MWEM's domain fits,
 DualQuery's calibration leaves at least two rounds, the options of AIM, MST and JAM-PGM
-parse. Every failure is a
+parse, and PEP, GEM and RAP's T rounds fit the workload (each marginal is measured once), PEP's
+domain its size cap and the public algorithms have a public source. Every failure is a
 :class:`ConfigError` whose message is one line naming the problem and the fix.
 """
 from __future__ import annotations
@@ -23,6 +24,22 @@ from pubpriv_core.data.paths import DataUnavailableError
 PGM_OPTIONS = {"aim": ("pubpriv_core.algorithms.aim", "AIMOptions"),
                "mst": ("pubpriv_core.algorithms.mst", "MSTOptions"),
                "jam_pgm": ("pubpriv_core.algorithms.jam_pgm", "JAMOptions")}
+
+
+def _successor_check(problem, T: int, algo: dict[str, Any]) -> None:
+    """The checks of :mod:`pubpriv_core.algorithms.adaptive_measurements` algorithms."""
+    from pubpriv_core.algorithms.adaptive_measurements import check_rounds
+    from pubpriv_core.algorithms.pep import check_domain
+
+    check_rounds(problem, T, algo.get("marginals_per_round", 1))
+    if algo["name"] == "pep":
+        check_domain(problem, algo["max_domain_size"])
+    if algo["name"] in ("pep_pub", "gem_pub") and problem.public_support is None:
+        raise ValueError(f"{algo['name']} needs a public source; set public=... in the config")
+
+
+SUCCESSOR_CHECKS = {name: _successor_check for name in ("pep", "pep_pub", "gem", "gem_pub",
+                                                          "rap")}
 
 
 class ConfigError(ValueError):
@@ -118,6 +135,11 @@ def _check_algorithm(cfg: dict[str, Any], problem) -> None:
         try:
             getattr(import_module(module), options_class).from_config(
                 problem, {k: v for k, v in algo.items() if k != "name"})
+        except ValueError as err:
+            raise ConfigError(_one_line(err)) from None
+    if algo["name"] in SUCCESSOR_CHECKS:
+        try:
+            SUCCESSOR_CHECKS[algo["name"]](problem, cfg["T"], algo)
         except ValueError as err:
             raise ConfigError(_one_line(err)) from None
     _check_plugin(algo, problem)

@@ -31,11 +31,14 @@ from experiments.release.summary import build  # noqa: E402
 
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture", "aim": "AIM",
-              "mst": "MST", "jam_pgm": "JAM-PGM"}
+              "mst": "MST", "jam_pgm": "JAM-PGM", "pep": "PEP", "pep_pub": "PEP^Pub",
+              "gem": "GEM", "gem_pub": "GEM^Pub", "rap": "RAP^softmax"}
 BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange", "AIM": "tab:red",
-                   "MST": "tab:purple"}
+                   "MST": "tab:purple", "PEP": "tab:pink", "GEM": "tab:cyan",
+                   "RAP^softmax": "goldenrod"}
 #: lines that use the panel's public source; PMW^Pub keeps the public-only line's colour
-PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init": "tab:olive"}
+PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init": "tab:olive",
+                 "GEM^Pub": "darkcyan", "PEP^Pub": "mediumvioletred"}
 COLUMNS = 5
 
 
@@ -120,8 +123,10 @@ def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
 
 
 def tex(text: str) -> str:
-    """PMW^Pub with a proper superscript in matplotlib text."""
-    return text.replace("PMW^Pub", "PMW$^{Pub}$")
+    """PMW^Pub, GEM^Pub, PEP^Pub and RAP^softmax with proper superscripts in matplotlib text."""
+    for name in ("PMW", "GEM", "PEP"):
+        text = text.replace(f"{name}^Pub", f"{name}$^{{Pub}}$")
+    return text.replace("RAP^softmax", "RAP$^{softmax}$")
 
 
 def _errorbar(ax, part: pd.DataFrame, label: str, **style) -> None:

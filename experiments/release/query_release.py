@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 
 #: algorithms whose output is built on the public support (the others ignore the public source).
 USES_PUBLIC = {"pmwpub": True, "public_only": True, "best_mixture": True, "mwem": False,
-               "dualquery": False, "aim": False, "mst": False, "jam_pgm": True}
+               "dualquery": False, "aim": False, "mst": False, "jam_pgm": True, "pep": False,
+               "pep_pub": True, "gem": False, "gem_pub": True, "rap": False}
 
 
 def run_config(cfg: dict[str, Any]) -> list[dict[str, Any]]:

@@ -121,6 +121,36 @@ _DATASET = {
                           open_low=True),
 }
 
+#: the Adaptive Measurements algorithms (Liu, Vietri & Wu 2021) and their shared options
+SUCCESSORS = ("pep", "pep_pub", "gem", "gem_pub", "rap")
+_MIXTURE = {
+    "K": integer(1, 10 ** 6, "pass the number of product components, e.g. 1000"),
+    "max_idxs": integer(1, 10 ** 8, "pass the cells per loss evaluation, e.g. 10000"),
+}
+_GEM = {
+    "embedding": integer(1, 10 ** 5, "pass the generator's noise dimension, e.g. 256"),
+    "hidden": integer(1, 10 ** 5, "pass the residual layers' width, e.g. 256"),
+    "loss_p": integer(1, 2, "pass the loss norm p, 1 or 2"),
+    "lr": real(0.0, 1e3, "pass an Adam learning rate such as 1e-4", open_low=True),
+    "eta_min": optional(real(0.0, 1e3, "pass the annealed learning rate such as 1e-5"),
+                        "no annealing over rounds"),
+    "ema_beta": real(0.0, 1.0, "pass the error EMA's weight such as 0.5", open_high=True),
+    "ema_error_factor": real(0.0, 1e3, "pass the threshold's multiple of the error EMA such "
+                                       "as 0.5"),
+    "ema_weights_beta": real(0.0, 1.0, "pass the weight EMA's beta such as 0.9",
+                             open_high=True),
+}
+_GEM_PUB = {
+    "pretrain_steps": integer(1, 10 ** 7, "pass the public pre-training steps, e.g. 1000"),
+    "pretrain_lr": real(0.0, 1e3, "pass the pre-training learning rate such as 5e-4",
+                        open_low=True),
+    "pretrain_eta_min": real(0.0, 1e3, "pass the pre-training's final learning rate such as "
+                                       "1e-7"),
+    "pretrain_refresh": integer(1, 10 ** 7, "pass steps between public error evaluations, "
+                                            "e.g. 10"),
+    "pretrain_seed": SEED,
+}
+
 RULES: dict[str, Rule] = {
     "eps": real(0.0, 1e3, "pass a privacy budget such as 1 (above 1000 nothing is private)",
                 open_low=True),
@@ -180,6 +210,20 @@ RULES: dict[str, Rule] = {
     }.items()},
     **{f"algo.{algo}.{field}": integer(1, 10 ** 7, "pass Private-PGM iterations such as 1000")
        for algo in ("aim", "mst", "jam_pgm") for field in ("iters", "final_iters")},
+    **{f"algo.{algo}.alpha": real(0.0, 1.0, "pass the selection's share of a round such as 0.5",
+                                  open_low=True, open_high=True)
+       for algo in SUCCESSORS},
+    **{f"algo.{algo}.max_iters": integer(1, 10 ** 6, "pass optimisation steps per round, e.g. 100")
+       for algo in SUCCESSORS},
+    "algo.pep.max_domain_size": integer(1, 10 ** 9, "pass a cap on |X| such as 2000000"),
+    **{f"algo.{algo}.{field}": rule for algo in ("gem", "gem_pub", "rap")
+       for field, rule in _MIXTURE.items()},
+    **{f"algo.{algo}.{field}": rule for algo in ("gem", "gem_pub")
+       for field, rule in _GEM.items()},
+    **{f"algo.gem_pub.{field}": rule for field, rule in _GEM_PUB.items()},
+    "algo.rap.marginals_per_round": integer(1, 10 ** 4, "pass marginals measured per round, "
+                                                        "e.g. 2"),
+    "algo.rap.lr": real(0.0, 1e3, "pass an Adam learning rate such as 0.1", open_low=True),
 }
 
 

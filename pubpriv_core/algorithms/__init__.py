@@ -1,5 +1,6 @@
-"""Query-release algorithms: PMW^Pub, MWEM, DualQuery, public-only, best mixture error, and the
-Private-PGM mechanisms AIM, MST and JAM-PGM.
+"""Query-release algorithms: PMW^Pub, MWEM, DualQuery, public-only, best mixture error, the
+Private-PGM mechanisms AIM, MST and JAM-PGM, and the Adaptive Measurements family PEP, PEP^Pub,
+GEM, GEM^Pub and RAP^softmax.
 
 ``run_algorithm(name, problem, eps=, delta=, T=, rng=, **options)`` dispatches by name; every
 entry returns a :class:`~pubpriv_core.algorithms.base.Release`. Algorithms of other installed
@@ -24,6 +25,11 @@ ALGORITHMS = {
     "aim": ("pubpriv_core.algorithms.aim", "run_aim"),
     "mst": ("pubpriv_core.algorithms.mst", "run_mst"),
     "jam_pgm": ("pubpriv_core.algorithms.jam_pgm", "run_jam_pgm"),
+    "pep": ("pubpriv_core.algorithms.pep", "run_pep"),
+    "pep_pub": ("pubpriv_core.algorithms.pep", "run_pep_pub"),
+    "gem": ("pubpriv_core.algorithms.gem", "run_gem"),
+    "gem_pub": ("pubpriv_core.algorithms.gem", "run_gem_pub"),
+    "rap": ("pubpriv_core.algorithms.rap", "run_rap"),
 }
 
 
