@@ -4,6 +4,7 @@ line and status 1, Ctrl-C status 130."""
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from typing import Callable, Sequence
 
@@ -14,6 +15,8 @@ from pubpriv_core.data.paths import DataUnavailableError
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1           # the machine failed (disk full, read-only, permissions)
 EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT
+#: OS errors that are the machine's fault (status 1), not the path's (status 2).
+FAULT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM})
 
 
 class UserError(ValueError):
@@ -43,6 +46,19 @@ def fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     """Print ``error: message`` (one line) on stderr and exit with ``status`` (bad input: 2)."""
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
     sys.exit(status)
+
+
+def os_error_status(err: OSError) -> int:
+    """Status of an OS error met while checking input: 1 (fault) for a full disk, an I/O error
+    or no memory; 2 (bad input) for the rest (a name too long, a file where a folder is expected,
+    a missing path, no permission)."""
+    return EXIT_FAULT if err.errno in FAULT_ERRNOS else EXIT_BAD_INPUT
+
+
+def os_error_line(err: OSError) -> str:
+    """One line for an OS error met while checking input."""
+    where = f" {err.filename}" if err.filename else ""
+    return f"cannot use{where}: {err.strerror or err}; pass another path"
 
 
 def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:

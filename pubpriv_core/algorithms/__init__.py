@@ -2,7 +2,11 @@
 Private-PGM mechanisms AIM, MST and JAM-PGM.
 
 ``run_algorithm(name, problem, eps=, delta=, T=, rng=, **options)`` dispatches by name; every
-entry returns a :class:`~pubpriv_core.algorithms.base.Release`.
+entry returns a :class:`~pubpriv_core.algorithms.base.Release`. ``check_algorithm`` with the same
+arguments (no generator) makes the checks the run would make on its inputs, without running:
+each algorithm's module defines ``check(problem, *, eps, delta, T, **options)`` beside its run
+function (:mod:`~pubpriv_core.algorithms.budget_checks`), and the runner calls it for every job
+before anything is written.
 """
 from __future__ import annotations
 
@@ -28,11 +32,24 @@ ALGORITHMS = {
 def run_algorithm(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                   rng: np.random.Generator, **options) -> Release:
     """Run algorithm ``name`` on ``problem`` with target (``eps``, ``delta``) and ``T`` rounds."""
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
-    module, function = ALGORITHMS[name]
+    module, function = ALGORITHMS[_known(name)]
     return getattr(import_module(module), function)(problem, eps=eps, delta=delta, T=T, rng=rng,
                                                     **options)
 
 
-__all__ = ["ALGORITHMS", "Release", "ReleaseProblem", "run_algorithm"]
+def check_algorithm(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                    **options) -> None:
+    """The input checks of algorithm ``name`` (its module's ``check``), without running it; a
+    one-line ValueError names the problem and the fix. A module without ``check`` has none."""
+    check = getattr(import_module(ALGORITHMS[_known(name)][0]), "check", None)
+    if check is not None:
+        check(problem, eps=eps, delta=delta, T=T, **options)
+
+
+def _known(name: str) -> str:
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+    return name
+
+
+__all__ = ["ALGORITHMS", "Release", "ReleaseProblem", "check_algorithm", "run_algorithm"]

@@ -111,6 +111,21 @@ def dp_best_mixture_error(problem: ReleaseProblem, eps_f: float,
     return float(privacy.laplace_mechanism(value, 1.0 / (problem.n * eps_f), rng))
 
 
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, method: str = "both",
+          mw_iters: int = 100, lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> None:
+    """The input checks of :func:`run_best_mixture`, without solving: the method and a public
+    source."""
+    _check_method(method)
+    if problem.public_support is None:
+        raise ValueError("best_mixture needs a public source; set public=... in the config")
+
+
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
+                         f"{', '.join(METHODS)}")
+
+
 def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                      rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
                      lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
@@ -122,9 +137,7 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
     ``lp_seconds``, and ``mw_value`` (NaN when not computed or, with ``method="both"``, when the
     LP hits ``lp_time_limit``: the MW estimate is kept then).
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
-                         f"{', '.join(METHODS)}")
+    _check_method(method)
     start = time.perf_counter()
     answerer = problem.public_answerer
     trace = {"lp_value": float("nan"), "mw_value": float("nan"), "method": method}
