@@ -69,13 +69,34 @@ def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
             "the same command to resume")
 
 
-def run_or_fail(fn: Callable, *args) -> None:
-    """Call a script's library function; a missing data file or a bad value is one ``error:``
-    line and status 2 instead of a traceback."""
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the scripts' error rule: a bad argument is one ``error:`` line naming the
+    fix (``--help``) and status 2, without argparse's usage block."""
+
+    def error(self, message: str):
+        fail(f"{message}; `{self.prog} --help` lists the arguments")
+
+
+def run_or_fail(fn: Callable, *args):
+    """Call a script's library function and return its result; a missing data file or a bad
+    value is one ``error:`` line and status 2, a failed write one line and status 1, Ctrl-C one
+    line and status 130 — never a traceback."""
     try:
-        fn(*args)
+        return fn(*args)
     except (DataUnavailableError, ValueError) as err:
         fail(str(err))
+    except OSError as err:
+        fail(write_failure_line(err), EXIT_FAULT)
+    except KeyboardInterrupt:
+        fail("interrupted; what was written before is complete, re-run to finish",
+             EXIT_INTERRUPTED)
+
+
+def write_failure_line(err: OSError) -> str:
+    """One line for a script's failed read or write (no records involved)."""
+    where = f" {err.filename}" if err.filename else ""
+    return f"cannot write{where}: {err.strerror or err}; free space, fix permissions or pass " \
+           "another output path"
 
 
 def positive_ints(text: str) -> list[int]:
@@ -98,6 +119,18 @@ def positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """-1 (all cores, joblib's convention) or a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"expected -1 (all cores) or a positive integer, got "
+                                         f"{text!r}")
     return value
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import argparse
 from pathlib import Path
 
 from experiments.console import UserError
@@ -51,9 +52,13 @@ def file_problem(path: str | os.PathLike, suffixes: tuple[str, ...] = ()) -> str
     try:
         if target.is_dir():
             return "is a folder"
+        ancestor = existing_ancestor(target.parent)
+        if not ancestor.is_dir():
+            return f"lies under {ancestor}, which is a file"
+        tempfile.TemporaryFile(dir=ancestor).close()
     except OSError as err:
         return f"cannot be written ({err.strerror or err})"
-    return folder_problem(target.parent)
+    return None
 
 
 def writable_folder(path: str | os.PathLike, what: str) -> Path:
@@ -83,3 +88,32 @@ def readable_folder(path: str | os.PathLike, what: str) -> Path:
         raise UserError(f"{what} {path} is not a folder; pass the runner's results_dir")
     return Path(path).expanduser()
 
+
+
+def folder_arg(text: str) -> Path:
+    """argparse type of an output folder (``--out``): checked writable when parsed."""
+    problem = folder_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text} {problem}; pass a writable folder")
+    return Path(text).expanduser()
+
+
+def file_arg(text: str) -> Path:
+    """argparse type of an output file: its folder checked writable when parsed."""
+    problem = file_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text} {problem}; pass a file path in a writable "
+                                         "folder")
+    return Path(text).expanduser()
+
+
+def image_arg(text: str) -> Path:
+    """argparse type of an image file: a format matplotlib writes, in a writable folder."""
+    from matplotlib.figure import Figure
+
+    formats = tuple(f".{f}" for f in Figure().canvas.get_supported_filetypes())
+    problem = file_problem(text, formats)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text} {problem}; pass e.g. figure.png in a "
+                                         "writable folder")
+    return Path(text).expanduser()

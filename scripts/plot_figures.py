@@ -7,15 +7,15 @@ The layout is described in :mod:`experiments.release.figures`.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from experiments.console import ArgumentParser
 from experiments.release.figures import redraw
 from experiments.release.tuning import METHODS
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", help="an artefact folder with runs.csv")
     parser.add_argument("--title", default="")
     parser.add_argument("--tuning", default="paper", choices=METHODS)

@@ -142,9 +142,14 @@ def plot_csv(csv: str, output: str, metric: str = "max_error", where: list[str] 
     try:
         table = apply_filters(pd.read_csv(csv), where or [])
         fig = plot(table, metric, title)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, OSError) as err:   # also a CSV that is a folder or unreadable
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
-    fig.savefig(output, dpi=150, bbox_inches="tight")   # keeps the outside legend
+    try:
+        fig.savefig(output, dpi=150, bbox_inches="tight")   # keeps the outside legend
+    except OSError as err:
+        print(f"error: cannot write {output}: {err.strerror or err}; free space or pick "
+              "another -o", file=sys.stderr)
+        return 1
     print(f"wrote {output}")
     return 0
