@@ -18,9 +18,10 @@ from pathlib import Path
 from experiments.console import UserError
 
 def existing_ancestor(path: str | os.PathLike) -> Path:
-    """The deepest ancestor of ``path`` (itself included) that exists."""
+    """The deepest ancestor of ``path`` (itself included) that exists as an entry (a dangling
+    link or a loop of links counts: nothing can be created below it)."""
     folder = Path(path).expanduser().absolute()
-    while not folder.exists() and folder != folder.parent:
+    while not os.path.lexists(folder) and folder != folder.parent:
         folder = folder.parent
     return folder
 
@@ -31,11 +32,11 @@ def folder_problem(path: str | os.PathLike) -> str | None:
         return "is empty"
     try:
         target = Path(path).expanduser()
-        if target.exists() and not target.is_dir():
+        if os.path.lexists(target) and not target.is_dir():
             return "exists and is not a folder"
         ancestor = existing_ancestor(target)
         if not ancestor.is_dir():
-            return f"lies under {ancestor}, which is a file"
+            return f"lies under {ancestor}, which is not a folder"
         tempfile.TemporaryFile(dir=ancestor).close()
     except OSError as err:
         return f"cannot be written ({err.strerror or err})"
@@ -54,7 +55,7 @@ def file_problem(path: str | os.PathLike, suffixes: tuple[str, ...] = ()) -> str
             return "is a folder"
         ancestor = existing_ancestor(target.parent)
         if not ancestor.is_dir():
-            return f"lies under {ancestor}, which is a file"
+            return f"lies under {ancestor}, which is not a folder"
         tempfile.TemporaryFile(dir=ancestor).close()
     except OSError as err:
         return f"cannot be written ({err.strerror or err})"

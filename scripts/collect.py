@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from experiments.console import ArgumentParser
+from experiments.console import ArgumentParser, run_or_fail
 from experiments.release.collect import write_csv
 
 
@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true",
                         help="fail (exit 1, nothing written) if any record file is damaged")
     args = parser.parse_args(argv)
-    return write_csv(args.results_dirs, args.output, args.strict)
+    return run_or_fail(write_csv, args.results_dirs, args.output, args.strict)
 
 
 if __name__ == "__main__":

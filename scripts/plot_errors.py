@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from experiments.console import ArgumentParser
+from experiments.console import ArgumentParser, run_or_fail
 from experiments.outputs import image_arg
 from experiments.release.error_plot import plot_csv
 
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep only rows with this value (repeatable)")
     parser.add_argument("--title")
     args = parser.parse_args(argv)
-    return plot_csv(args.csv, args.output, args.metric, args.where, args.title)
+    return run_or_fail(plot_csv, args.csv, args.output, args.metric, args.where, args.title)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from experiments.console import ArgumentParser
+from experiments.console import ArgumentParser, run_or_fail
 from experiments.release.figures import redraw
 from experiments.release.tuning import METHODS
 
@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--title", default="")
     parser.add_argument("--tuning", default="paper", choices=METHODS)
     args = parser.parse_args(argv)
-    return redraw(args.folder, args.title, args.tuning)
+    return run_or_fail(redraw, args.folder, args.title, args.tuning)
 
 
 if __name__ == "__main__":

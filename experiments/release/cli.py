@@ -157,6 +157,11 @@ def check_hydra_launch(argv: Sequence[str], multirun: bool) -> None:
             CONFIG_NAME, overrides, run_mode=mode)
     except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
         raise UserError(first_composition_error(err, overrides)) from None
+    jobs = OmegaConf.select(cfg.hydra, "launcher.n_jobs")
+    if multirun and jobs is not None and (not isinstance(jobs, int) or jobs == 0):
+        raise UserError(f"hydra.launcher.n_jobs={jobs} must be a number of workers (negative: "
+                        "all cores but |n| - 1, as joblib counts); pass e.g. "
+                        "hydra.launcher.n_jobs=2")
     setup_globals()           # Hydra's resolvers (${now:...}) for the folder's name
     key = "sweep.dir" if multirun else "run.dir"
     folder = OmegaConf.select(cfg.hydra, key)

@@ -89,6 +89,9 @@ def write_csv(results_dirs: list[str], output: str, strict: bool = False) -> int
         for folder in results_dirs:
             readable_folder(folder, "RESULTS_DIR")
         path = writable_file(output, "-o")
+        if len({Path(d).resolve() for d in results_dirs}) < len(results_dirs):
+            raise UserError(f"a RESULTS_DIR is named twice in {' '.join(results_dirs)} (its "
+                            "records would be counted twice); name each folder once")
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -85,8 +85,8 @@ def label(row: pd.Series, varying: dict[str, set], uses_public: dict[str, bool])
 
 def plot(table: pd.DataFrame, metric: str, title: str | None = None):
     """The figure: one line (mean ± SE over runs) per configuration, log x-axis."""
-    if metric not in table.columns:
-        raise ValueError(f"no column {metric!r} in the table; choose one of "
+    if metric not in table.columns or not pd.api.types.is_numeric_dtype(table[metric]):
+        raise ValueError(f"no numeric column {metric!r} in the table; choose one of "
                          f"max_error, mean_error, rmse, last_max_error")
     summary = summarise(table, metric)
     keys = [c for c in summary.columns if c not in ("eps", "mean", "std", "runs", "se")]

@@ -7,7 +7,8 @@ the preset's (a number stays a finite number — an integer stays an integer —
 a boolean a boolean, a list a list of the same kind of items, null stays null or becomes a
 number); a number whose preset values are non-negative stays non-negative (``n_jobs`` may also
 be -1, all cores); the budgets and counts named below stay positive, the probabilities below 1.
-The output folder ``out`` must be writable. Every failure is a one-line ValueError naming the key.
+``name`` (the registered experiment) stays the preset's. The output folder ``out`` must be
+writable. Every failure is a one-line ValueError naming the key.
 """
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ def check_against_preset(cfg: Any, preset: Any, path: str = "experiment") -> Non
                              f"{', '.join(map(str, preset))}")
         for key in sorted(set(preset) - set(cfg)):
             raise ValueError(f"missing key {path}.{key}; do not delete it")
+        if path == "experiment" and cfg.get("name") != preset.get("name"):
+            raise ValueError(f"experiment.name={cfg.get('name')} differs from the preset's "
+                             f"{preset.get('name')}; pass that experiment's own preset instead")
         for key in preset:
             check_against_preset(cfg[key], preset[key], f"{path}.{key}")
         return

@@ -91,9 +91,12 @@ def run_theory(cfg: DictConfig) -> None:
     if "name" not in node:
         raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
     fn = _lookup(str(node.name))
-    unknown = sorted(set(node.get("parts") or ()) - set(PARTS[str(node.name)]))
+    known = list(PARTS[str(node.name)])
+    unknown = sorted(set(node.get("parts") or ()) - set(known))
     if unknown:
-        raise ValueError(f"experiment.parts has unknown {unknown}; choose from {list(PARTS[str(node.name)])}")
+        raise ValueError(f"experiment.parts has unknown {unknown}; choose from {known}")
+    if node.get("parts") is not None and not node.parts:
+        raise ValueError(f"experiment.parts is empty, nothing would run; choose from {known}")
     check_output(node.get("out"))
     fn(node)
 
