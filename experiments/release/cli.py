@@ -82,18 +82,12 @@ def job_overrides(argv: Sequence[str], params: dict[str, str] | None = None) -> 
     return jobs
 
 
-def sweeper_params(first_job: list[str]) -> dict[str, str]:
+def sweeper_params(first_job: list[str], composer: "SweepComposer | None" = None
+                   ) -> dict[str, str]:
     """``hydra.sweeper.params`` of the config (e.g. set by an experiment preset): the first job's
     group choices and Hydra overrides decide it (its other values are checked per job)."""
-    repo = GlobalHydra.instance().config_loader().repository
-    try:
-        parsed = OverridesParser.create().parse_overrides(first_job)
-        kept = [o.input_line for o in parsed
-                if o.is_hydra_override() or repo.group_exists(o.key_or_group)]
-        hydra_node = compose(CONFIG_NAME, overrides=kept, return_hydra_config=True).hydra
-    except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
-        raise UserError(hydra_error_line(err)) from None
-    params = OmegaConf.select(hydra_node, "sweeper.params") or {}
+    composer = composer or SweepComposer()
+    params = OmegaConf.select(composer.hydra_node(first_job), "sweeper.params") or {}
     return {str(key): str(value) for key, value in params.items()}
 
 
@@ -107,8 +101,7 @@ def check_jobs(argv: Sequence[str]) -> list[str]:
         composer = SweepComposer()
         jobs = job_overrides(argv)
         if multirun:
-            composer.check_groups(jobs[0])
-            jobs = job_overrides(argv, sweeper_params(jobs[0]))
+            jobs = job_overrides(argv, sweeper_params(jobs[0], composer))
         swept = swept_keys(jobs)
         for number, overrides in enumerate(jobs, 1):
             try:
@@ -202,10 +195,13 @@ class SweepComposer:
     config of each distinct set of group overrides is composed once and copied, and the value
     overrides are applied with Hydra's own routine. Must run inside ``initialize_config_dir``."""
 
+    #: composed configs by (group overrides, with hydra node), shared by the composers of a
+    #: process (the config files do not change while it runs)
+    _bases: dict[tuple[tuple[str, ...], bool], DictConfig] = {}
+
     def __init__(self):
         self._parser = OverridesParser.create()
         self._repo = GlobalHydra.instance().config_loader().repository
-        self._bases: dict[tuple[tuple[str, ...], bool], DictConfig] = {}
 
     def compose(self, overrides: list[str]) -> dict[str, Any]:
         try:
@@ -225,14 +221,23 @@ class SweepComposer:
         except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
             raise UserError(hydra_error_line(err)) from None
 
-    def check_groups(self, overrides: list[str]) -> None:
-        """Every config-group choice of ``overrides`` names an existing option (even of a group
-        that is ``optional`` in the defaults, which Hydra would silently skip)."""
+    def hydra_node(self, overrides: list[str]) -> DictConfig:
+        """The ``hydra`` node of the config of ``overrides``' group choices and Hydra overrides
+        (the other values do not change it)."""
         try:
             parsed = self._parser.parse_overrides(overrides)
-        except Exception as err:  # every Hydra/OmegaConf parse error becomes one line
+            self._check_choices(parsed)
+            groups = tuple(o.input_line for o in parsed if self._is_group(o))
+            values = [o for o in parsed if o.is_hydra_override() and not self._is_group(o)]
+            cfg = self._base(groups, True)
+            if values:
+                cfg = copy.deepcopy(cfg)
+                apply_value_overrides(values, cfg)
+            return cfg.hydra
+        except UserError:
+            raise
+        except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
             raise UserError(hydra_error_line(err)) from None
-        self._check_choices(parsed)
 
     def _check_choices(self, parsed) -> None:
         for override in parsed:
