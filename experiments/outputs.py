@@ -26,6 +26,16 @@ def existing_ancestor(path: str | os.PathLike) -> Path:
     return folder
 
 
+def _names_too_long(path: Path, ancestor: Path) -> str | None:
+    """The first name below ``ancestor`` on the way to ``path`` that the file system would
+    refuse as too long (``os.lstat`` reports such a path as missing, not as an error)."""
+    limit = os.pathconf(ancestor, "PC_NAME_MAX")
+    for part in path.relative_to(ancestor).parts:
+        if len(os.fsencode(part)) > limit:
+            return f"has a name longer than {limit} bytes ({part[:20]}...)"
+    return None
+
+
 def folder_problem(path: str | os.PathLike) -> str | None:
     """Why ``path`` cannot be (or become) a writable folder, or None."""
     if not str(path).strip():
@@ -38,9 +48,9 @@ def folder_problem(path: str | os.PathLike) -> str | None:
         if not ancestor.is_dir():
             return f"lies under {ancestor}, which is not a folder"
         tempfile.TemporaryFile(dir=ancestor).close()
+        return _names_too_long(target.absolute(), ancestor)
     except OSError as err:
         return f"cannot be written ({err.strerror or err})"
-    return None
 
 
 def file_problem(path: str | os.PathLike, suffixes: tuple[str, ...] = ()) -> str | None:
@@ -57,9 +67,9 @@ def file_problem(path: str | os.PathLike, suffixes: tuple[str, ...] = ()) -> str
         if not ancestor.is_dir():
             return f"lies under {ancestor}, which is not a folder"
         tempfile.TemporaryFile(dir=ancestor).close()
+        return _names_too_long(target.absolute(), ancestor)
     except OSError as err:
         return f"cannot be written ({err.strerror or err})"
-    return None
 
 
 def writable_folder(path: str | os.PathLike, what: str) -> Path:
