@@ -38,8 +38,10 @@ def _never_called():
     (["algo=mwem", "algo.max_domain_size=10"], "MWEM needs a weight per domain element"),
     (["algo=dualquery", "eps=0.01"], "DualQuery fits only 1 round"),
     (["-m", "eps=1,1e-300"], "job 2 of 2 (eps=1e-300): eps=1e-300"),
-    (["-m", "algo=pmwpub,jam_pgm", "++algo.rounds=1000000"], "job 1 of 2 (algo=pmwpub): unknown key"),
-    (["-m", "algo=aim,jam_pgm", "algo.rounds=1000000"], "job 2 of 2 (algo=jam_pgm): algo.max_model"),
+    (["-m", "algo=pmwpub,jam_pgm", "++algo.rounds=1000000"],
+     "job 1 of 2 (algo=pmwpub): unknown key"),
+    (["-m", "algo=aim,jam_pgm", "algo.rounds=1000000"],
+     "job 2 of 2 (algo=jam_pgm): algo.max_model"),
 ])
 def test_derived_quantities_are_refused_before_anything_is_written(argv, words, tmp_path, capsys):
     out = tmp_path / "out"

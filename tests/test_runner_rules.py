@@ -170,7 +170,9 @@ def _option_value(schema, name: str) -> str:
     field = next(f for f in fields(schema) if f.name == name)
     value = field.default if field.default is not dataclasses.MISSING else field.default_factory()
     value = value.value if isinstance(value, enum.Enum) else value
-    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    if value is None:
+        return "null"
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def algorithm_pairs() -> list[tuple[str, str, str]]:

@@ -188,6 +188,23 @@ def first_composition_error(err: Exception, overrides: list[str]) -> str:
             "the jobs whose option has it")
 
 
+def check_group_choices(parsed) -> None:
+    """Every config-group choice among the parsed overrides names an existing option, also in a
+    group that is ``optional`` in the defaults (which Hydra would silently leave out). Must run
+    inside ``initialize_config_dir``."""
+    repo = GlobalHydra.instance().config_loader().repository
+    for override in parsed:
+        group = override.key_or_group
+        if override.is_delete() or override.is_sweep_override() or not repo.group_exists(group) \
+                or isinstance(override.value(), dict):
+            continue
+        value = override.value()
+        if not isinstance(value, str) or not repo.config_exists(f"{group}/{value}"):
+            options = ", ".join(sorted(repo.get_group_options(group)))
+            raise UserError(f"{group}={override.get_value_element_as_str()} names no option of "
+                            f"config group {group}; choose one of: {options}")
+
+
 class SweepComposer:
     """Composes the jobs of a sweep as Hydra does, but fast: Hydra builds a job's config from
     the defaults list (changed only by config-group overrides such as ``algo=mwem``) and then
@@ -240,14 +257,7 @@ class SweepComposer:
             raise UserError(hydra_error_line(err)) from None
 
     def _check_choices(self, parsed) -> None:
-        for override in parsed:
-            if override.is_delete() or override.is_sweep_override() or not self._is_group(override):
-                continue
-            group, value = override.key_or_group, override.value()
-            if not isinstance(value, str) or not self._repo.config_exists(f"{group}/{value}"):
-                options = ", ".join(sorted(self._repo.get_group_options(group)))
-                raise UserError(f"{group}={override.get_value_element_as_str()} names no option of "
-                                f"config group {group}; choose one of: {options}")
+        check_group_choices(parsed)
 
     def _base(self, groups: tuple[str, ...], with_hydra: bool) -> DictConfig:
         """The composed config of ``groups``; without the (large) ``hydra`` node unless a value

@@ -36,7 +36,8 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import UserError, hydra_error_line
 from experiments.release.checks import ConfigError, check_config, check_scalars
-from experiments.release.cli import CONF_DIR, CONFIG_NAME, job_overrides, to_plain
+from experiments.release.cli import (CONF_DIR, CONFIG_NAME, check_group_choices, job_overrides,
+                                    to_plain)
 from experiments.release.config import register_configs
 from experiments.release.problems import data_context
 from experiments.release.query_release import run_repetition
@@ -84,6 +85,7 @@ def compose_jobs(jobs: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         for overrides in jobs:
             parsed = parser.parse_overrides(list(overrides))
+            check_group_choices(parsed)
             groups = tuple(o.input_line for o in parsed if _is_group(o))
             if groups not in bases:
                 bases[groups] = _without_hydra(_compose(list(groups)))

@@ -1,14 +1,14 @@
 """Checks on the quantities an algorithm derives from its inputs, shared by the algorithms'
 ``check`` functions.
 
-Every algorithm module of :data:`pubpriv_core.algorithms.ALGORITHMS` defines
-``check(problem, *, eps, delta, T, **options)``: the checks its run would make on these inputs —
-options, limits, and the budget it derives — done without reading the data's values or spending
-privacy. The runner's pre-check calls it for every job (through
-:func:`pubpriv_core.algorithms.check_algorithm`) before anything is written, so a job that would
-fail at run time is refused up front. Valid fields can still be impossible together: an ε so small
-that its conversion to ρ (Canonne, Kamath & Steinke 2020) underflows to 0, or a ρ spread over so many steps that a
-step's charge or noise scale is no longer a positive finite float.
+Every algorithm module of :data:`pubpriv_core.algorithms.ALGORITHMS` defines ``check(problem, *,
+eps, delta, T, **options)``: the checks its run would make on these inputs — options, limits, and
+the budget it derives — done without reading the data's values or spending privacy. The runner's
+pre-check calls it for every job (through :func:`pubpriv_core.algorithms.check_algorithm`) before
+anything is written, so a job that would fail at run time is refused up front. Valid fields can
+still be impossible together: an ε so small that its conversion to ρ (Canonne, Kamath & Steinke
+2020) underflows to 0, or a ρ spread over so many steps that a step's charge or noise scale is no
+longer a positive finite float.
 """
 from __future__ import annotations
 
