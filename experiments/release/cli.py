@@ -281,7 +281,10 @@ def compose_config(overrides: Sequence[str] = ()) -> dict[str, Any]:
     register_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         try:
+            check_group_choices(OverridesParser.create().parse_overrides(list(overrides)))
             cfg = compose(CONFIG_NAME, overrides=list(overrides), return_hydra_config=True)
+        except UserError:
+            raise
         except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
             raise UserError(hydra_error_line(err)) from None
         return to_plain(cfg)

@@ -142,8 +142,12 @@ def plot_csv(csv: str, output: str, metric: str = "max_error", where: list[str] 
     try:
         table = apply_filters(pd.read_csv(csv), where or [])
         fig = plot(table, metric, title)
-    except (ValueError, OSError) as err:   # also a CSV that is a folder or unreadable
+    except ValueError as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    except OSError as err:                 # missing, a folder, unreadable
+        print(f"error: cannot read {csv}: {err.strerror or err}; pass a CSV written by "
+              "scripts/collect.py", file=sys.stderr)
         return 2
     try:
         fig.savefig(output, dpi=150, bbox_inches="tight")   # keeps the outside legend

@@ -90,6 +90,7 @@ def run_theory(cfg: DictConfig) -> None:
     node = cfg.experiment if "experiment" in cfg else cfg
     if "name" not in node:
         raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
+    check_output(node.get("out"))
     fn = _lookup(str(node.name))
     known = list(PARTS[str(node.name)])
     unknown = sorted(set(node.get("parts") or ()) - set(known))
@@ -97,7 +98,6 @@ def run_theory(cfg: DictConfig) -> None:
         raise ValueError(f"experiment.parts has unknown {unknown}; choose from {known}")
     if node.get("parts") is not None and not node.parts:
         raise ValueError(f"experiment.parts is empty, nothing would run; choose from {known}")
-    check_output(node.get("out"))
     fn(node)
 
 
