@@ -90,8 +90,8 @@ def run_theory(cfg: DictConfig) -> None:
     node = cfg.experiment if "experiment" in cfg else cfg
     if "name" not in node:
         raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
-    check_output(node.get("out"))
     fn = _lookup(str(node.name))
+    check_output(node.get("out"))
     known = list(PARTS[str(node.name)])
     unknown = sorted(set(node.get("parts") or ()) - set(known))
     if unknown:
