@@ -4,6 +4,7 @@ line and status 1, Ctrl-C status 130."""
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import sys
 from contextlib import contextmanager
@@ -16,6 +17,8 @@ from pubpriv_core.data.paths import DataUnavailableError
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1           # the machine failed (disk full, read-only, permissions)
 EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT
+#: OS errors that are the machine's fault (status 1), not the path's (status 2).
+FAULT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM})
 
 
 class UserError(ValueError):
@@ -47,6 +50,19 @@ def fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     sys.exit(status)
 
 
+def os_error_status(err: OSError) -> int:
+    """Status of an OS error met while checking input: 1 (fault) for a full disk, an I/O error
+    or no memory; 2 (bad input) for the rest (a name too long, a file where a folder is expected,
+    a missing path, no permission)."""
+    return EXIT_FAULT if err.errno in FAULT_ERRNOS else EXIT_BAD_INPUT
+
+
+def os_error_line(err: OSError) -> str:
+    """One line for an OS error met while checking input."""
+    where = f" {err.filename}" if err.filename else ""
+    return f"cannot use{where}: {err.strerror or err}; pass another path"
+
+
 def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
     """One line for a failed write (full disk, read-only mount, permissions)."""
     where = err.filename or ", ".join(results_dirs) or "the results folder"
@@ -71,13 +87,34 @@ def quiet_workers():
         yield
 
 
-def run_or_fail(fn: Callable, *args) -> None:
-    """Call a script's library function; a missing data file or a bad value is one ``error:``
-    line and status 2 instead of a traceback."""
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the scripts' error rule: a bad argument is one ``error:`` line naming the
+    fix (``--help``) and status 2, without argparse's usage block."""
+
+    def error(self, message: str):
+        fail(f"{message}; `{self.prog} --help` lists the arguments")
+
+
+def run_or_fail(fn: Callable, *args):
+    """Call a script's library function and return its result; a missing data file or a bad
+    value is one ``error:`` line and status 2, a failed write one line and status 1, Ctrl-C one
+    line and status 130 — never a traceback."""
     try:
-        fn(*args)
+        return fn(*args)
     except (DataUnavailableError, ValueError) as err:
         fail(str(err))
+    except OSError as err:
+        fail(write_failure_line(err), EXIT_FAULT)
+    except KeyboardInterrupt:
+        fail("interrupted; what was written before is complete, re-run to finish",
+             EXIT_INTERRUPTED)
+
+
+def write_failure_line(err: OSError) -> str:
+    """One line for a script's failed read or write (no records involved)."""
+    where = f" {err.filename}" if err.filename else ""
+    return f"cannot write{where}: {err.strerror or err}; free space, fix permissions or pass " \
+           "another output path"
 
 
 def positive_ints(text: str) -> list[int]:
@@ -100,6 +137,18 @@ def positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """-1 (all cores, joblib's convention) or a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"expected -1 (all cores) or a positive integer, got "
+                                         f"{text!r}")
     return value
 
 

@@ -24,20 +24,20 @@ The artefacts are listed in :mod:`experiments.release.catalogue`; the work is
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from experiments.console import ArgumentParser, worker_count
 from experiments.release.catalogue import ALIASES, ARTEFACTS
 from experiments.release.reproduce import reproduce
 from experiments.release.tuning import METHODS
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("artefact", choices=sorted([*ARTEFACTS, *ALIASES]))
     parser.add_argument("--quick", action="store_true", help="tiny grid (pipeline check)")
     parser.add_argument("--tuning", choices=METHODS, help="T selection (default: artefact's)")
-    parser.add_argument("--jobs", type=int, default=2, help="joblib workers (table1: 1)")
+    parser.add_argument("--jobs", type=worker_count, default=2, help="joblib workers (table1: 1)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override applied to every block (replaces that axis)")
     parser.add_argument("--data-root", help="data root (default $PUBPRIV_DATA / cache)")

@@ -57,17 +57,20 @@ def test_cli_eval_prints_value_and_details(cli, capsys):
     assert "1.74497e+07" in capsys.readouterr().out
 
 
-def test_cli_errors_are_one_line_and_status_2(cli, capsys):
-    for argv, problem in [(["eval", "beimel2014.thm7.2", "d=8", "alpha=0.1"],
-                           "missing parameter(s) beta, eps"),
-                          (["eval", "foo.bar"], "unknown bound id"),
-                          (["show", "foo.bar"], "unknown bound id"),
-                          (["eval", "beimel2014.thm7.2", "d"], "bad parameter 'd'")]:
-        with pytest.raises(SystemExit) as err:
-            cli.main(argv)
-        assert err.value.code == 2
-        stderr = capsys.readouterr().err
-        assert stderr.startswith("error: ") and problem in stderr and stderr.count("\n") == 1
+@pytest.mark.parametrize("argv, words", [
+    (["eval", "beimel2014.thm7.2", "d=8", "alpha=0.1"], "missing parameter(s) beta, eps"),
+    (["eval", "nope.thm1"], "unknown bound id"),
+    (["show", "foo.bar"], "unknown bound id"),
+    (["eval", "beimel2014.thm7.2", "d"], "bad parameter 'd'"),
+    (["plot", "--paper", "nope"], "argument --paper: invalid choice: 'nope'"),
+    (["plot", "--out", "/proc/no/such"], "argument --out: /proc/no/such cannot be written"),
+])
+def test_cli_errors_are_one_line(cli, capsys, argv, words):
+    with pytest.raises(SystemExit) as err:
+        cli.main(argv)
+    stderr = capsys.readouterr().err
+    assert err.value.code == 2 and stderr.startswith("error: ") and stderr.count("\n") == 1
+    assert words in stderr, stderr
 
 
 def test_parse_value():

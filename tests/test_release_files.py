@@ -4,10 +4,8 @@ field changes no config hash; records drawn from a model follow the model's marg
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from experiments.release.cli import compose_config

@@ -2,44 +2,22 @@
 
 Hydra's structured configs (:mod:`experiments.release.config`) already reject unknown keys and
 wrong types; here are the checks on values: every field against its rule
-(:mod:`experiments.release.rules`: finite, in range, a writable ``results_dir``), and those that need the data — the dataset is present or
-downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased attribute and value exist, MWEM's domain fits,
-DualQuery's calibration leaves at least two rounds, the options of AIM, MST and JAM-PGM
-parse, and PEP, GEM and RAP's T rounds fit the workload (each marginal is measured once), PEP's
-domain its size cap and the public algorithms have a public source. Every failure is a
-:class:`ConfigError` whose message is one line naming the problem and the fix.
+(:mod:`experiments.release.rules`: finite, in range, a writable ``results_dir``), and those that
+need the data — the dataset is present or downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased
+attribute and value exist — and the quantities derived from the values together: δ = 1/n² below
+1, and every check the algorithm's run would make (its module's ``check``: options, ρ(ε, δ) not
+underflowing, per-round budgets, MWEM's domain size, DualQuery's calibrated rounds, JAM-PGM's
+first-round size limit). Every failure is a :class:`ConfigError` whose message is one line
+naming the problem and the fix.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import fields
-from importlib import import_module
 from typing import Any
 
 from experiments.release.rules import check_fields
 from pubpriv_core.data.paths import DataUnavailableError
-
-
-#: Private-PGM mechanisms: algorithm -> (module, options class with ``from_config``).
-PGM_OPTIONS = {"aim": ("pubpriv_core.algorithms.aim", "AIMOptions"),
-               "mst": ("pubpriv_core.algorithms.mst", "MSTOptions"),
-               "jam_pgm": ("pubpriv_core.algorithms.jam_pgm", "JAMOptions")}
-
-
-def _successor_check(problem, T: int, algo: dict[str, Any]) -> None:
-    """The checks of :mod:`pubpriv_core.algorithms.adaptive_measurements` algorithms."""
-    from pubpriv_core.algorithms.adaptive_measurements import check_rounds
-    from pubpriv_core.algorithms.pep import check_domain
-
-    check_rounds(problem, T, algo.get("marginals_per_round", 1))
-    if algo["name"] == "pep":
-        check_domain(problem, algo["max_domain_size"])
-    if algo["name"] in ("pep_pub", "gem_pub") and problem.public_support is None:
-        raise ValueError(f"{algo['name']} needs a public source; set public=... in the config")
-
-
-SUCCESSOR_CHECKS = {name: _successor_check for name in ("pep", "pep_pub", "gem", "gem_pub",
-                                                          "rap")}
 
 
 class ConfigError(ValueError):
@@ -94,7 +72,7 @@ def check_data(cfg: dict[str, Any]) -> None:
             problem = build_problem(cfg, run=0)
     except (DataUnavailableError, ValueError, KeyError) as err:
         raise ConfigError(_one_line(err)) from None
-    _check_algorithm(cfg, problem)
+    check_algorithm(cfg, problem)
 
 
 def _check_workload(cfg: dict[str, Any], domain) -> None:
@@ -120,37 +98,26 @@ def _check_public_attribute(cfg: dict[str, Any], domain) -> None:
              f"{attribute}; choose a value in 0..{size - 1}")
 
 
-def _check_algorithm(cfg: dict[str, Any], problem) -> None:
-    from pubpriv_core.privacy import default_delta
+def check_algorithm(cfg: dict[str, Any], problem) -> None:
+    """The job's derived quantities and the algorithm's own checks, as its run would make them:
+    δ (null: 1/n² of the problem's n private rows) in (0, 1), then the algorithm module's
+    ``check`` (:func:`pubpriv_core.algorithms.check_algorithm`: options, ρ(ε, δ), per-round
+    budgets, size limits), for any algorithm of the registry."""
+    from pubpriv_core.algorithms import check_algorithm as algorithm_checks
 
-    algo = cfg["algo"]
-    if algo["name"] == "mwem":
-        from pubpriv_core.algorithms.mwem import check_domain_size
-        try:
-            check_domain_size(problem.private.domain.size(), algo["max_domain_size"])
-        except ValueError as err:
-            raise ConfigError(_one_line(err)) from None
-    if algo["name"] in PGM_OPTIONS:
-        module, options_class = PGM_OPTIONS[algo["name"]]
-        try:
-            getattr(import_module(module), options_class).from_config(
-                problem, {k: v for k, v in algo.items() if k != "name"})
-        except ValueError as err:
-            raise ConfigError(_one_line(err)) from None
-    if algo["name"] in SUCCESSOR_CHECKS:
-        try:
-            SUCCESSOR_CHECKS[algo["name"]](problem, cfg["T"], algo)
-        except ValueError as err:
-            raise ConfigError(_one_line(err)) from None
-    _check_plugin(algo, problem)
-    if algo["name"] == "dualquery":
-        from pubpriv_core.algorithms.dualquery import calibrate_rounds
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        rounds = calibrate_rounds(cfg["eps"], delta, problem.n, algo["eta"], algo["samples"],
-                                  algo.get("accounting", "advanced"))
-        _require(rounds >= 2, f"DualQuery fits only {rounds} round(s) at eps={cfg['eps']}, "
-                              f"eta={algo['eta']}, samples={algo['samples']}, n={problem.n}; "
-                              "use a larger eps or a smaller algo.eta / algo.samples")
+    delta = cfg["delta"]
+    if delta is None:
+        delta = 1.0 / problem.n ** 2
+        _require(delta < 1, f"delta = 1/n^2 = {delta:g} for the n={problem.n} private row(s) "
+                            f"of dataset {cfg['dataset']['name']}; pass delta=1e-6 or use a "
+                            "larger dataset")
+    options = {k: v for k, v in cfg["algo"].items() if k != "name"}
+    try:
+        algorithm_checks(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta, T=cfg["T"],
+                         **options)
+    except (ValueError, TypeError) as err:
+        raise ConfigError(_one_line(err)) from None
+    _check_plugin(cfg["algo"], problem)
 
 
 def _check_plugin(algo: dict[str, Any], problem) -> None:

@@ -104,8 +104,8 @@ def label(row: pd.Series, varying: dict[str, set], uses_public: dict[str, bool])
 
 def plot(table: pd.DataFrame, metric: str, title: str | None = None):
     """The figure: one line (mean ± SE over runs) per configuration, log x-axis."""
-    if metric not in table.columns:
-        raise ValueError(f"no column {metric!r} in the table; choose one of "
+    if metric not in table.columns or not pd.api.types.is_numeric_dtype(table[metric]):
+        raise ValueError(f"no numeric column {metric!r} in the table; choose one of "
                          f"max_error, mean_error, rmse, last_max_error")
     summary = summarise(table, metric)
     keys = [c for c in summary.columns if c not in ("eps", "mean", "std", "runs", "se")]
@@ -163,9 +163,18 @@ def plot_csv(csv: str, output: str, metric: str = "max_error", where: list[str] 
     try:
         table = apply_filters(pd.read_csv(csv), where or [])
         fig = plot(table, metric, title)
-    except (ValueError, FileNotFoundError) as err:
+    except ValueError as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
-    fig.savefig(output, dpi=150, bbox_inches="tight")   # keeps the outside legend
+    except OSError as err:                 # missing, a folder, unreadable
+        print(f"error: cannot read {csv}: {err.strerror or err}; pass a CSV written by "
+              "scripts/collect.py", file=sys.stderr)
+        return 2
+    try:
+        fig.savefig(output, dpi=150, bbox_inches="tight")   # keeps the outside legend
+    except OSError as err:
+        print(f"error: cannot write {output}: {err.strerror or err}; free space or pick "
+              "another -o", file=sys.stderr)
+        return 1
     print(f"wrote {output}")
     return 0

@@ -26,6 +26,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from experiments.outputs import folder_problem  # noqa: E402
 from experiments.release.paired import FEW_ROUNDS, few_rounds  # noqa: E402
 from experiments.release.summary import build  # noqa: E402
 
@@ -320,18 +321,33 @@ def runtime_table(table: pd.DataFrame, machine: str, domain_sizes: dict[str, int
                       f"Machine: {machine}.", "", *rows, ""])
 
 
+#: the columns of a reproduce.py runs.csv that a redraw reads.
+RUNS_COLUMNS = ("row", "role", "line", "source", "algo", "eps", "T", "run", "max_error")
+
+
 def redraw(folder: str | Path, title: str = "", tuning: str = "paper") -> int:
     """Redraw ``folder/figure.png`` from its ``runs.csv``; returns the exit status (2: no
-    runs.csv)."""
+    runs.csv, not one written by reproduce.py, or a folder that cannot be written)."""
     folder = Path(folder)
     try:
+        problem = "is not a folder" if not folder.is_dir() else folder_problem(folder)
+        if problem:
+            raise ValueError(f"{folder} {problem}; pass an artefact folder of "
+                             "scripts/reproduce.py")
         runs = pd.read_csv(folder / "runs.csv", keep_default_na=True)
+        missing = [c for c in RUNS_COLUMNS if c not in runs.columns]
+        if missing:
+            raise ValueError(f"{folder / 'runs.csv'} lacks the column(s) {', '.join(missing)}; "
+                             "it was not written by scripts/reproduce.py (run it again)")
+        runs["source"] = runs["source"].fillna("")
+        figure = plot_artefact(build(runs, tuning), title or folder.name)
     except FileNotFoundError as err:
         print(f"error: {err.filename} is missing; run scripts/reproduce.py first",
               file=sys.stderr)
         return 2
-    runs["source"] = runs["source"].fillna("")
-    plot_artefact(build(runs, tuning), title or folder.name).savefig(folder / "figure.png",
-                                                                      dpi=130)
+    except (ValueError, OSError) as err:
+        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    figure.savefig(folder / "figure.png", dpi=130)
     print(f"wrote {folder / 'figure.png'}")
     return 0

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ import pandas as pd
 
 from experiments.console import (EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, UserError,
                                  quiet_workers, write_failure)
+from experiments.outputs import readable_folder, writable_folder
 from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
@@ -25,6 +28,7 @@ from experiments.release.figures import line_labels, plot_artefact, runtime_tabl
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
 from experiments.release.sweep import compose_jobs, expand, run_sweep
+from pubpriv_core.data.paths import DataUnavailableError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,11 +78,19 @@ def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
 
 
 def collect_plan(p: Plan) -> pd.DataFrame:
-    """The records of the plan's configs (runs < ``runs``), tagged with row and role."""
+    """The records of the plan's configs (runs < ``runs``), tagged with row and role; records
+    whose errors are NaN or infinite are refused (a figure of them would be silently wrong)."""
     dirs = sorted({cfg["results_dir"] for cfg in p.configs})
-    table = pd.concat([collect(d) for d in dirs], ignore_index=True)
+    for folder in dirs:
+        readable_folder(folder, "results_dir")
+    non_finite: list[str] = []
+    table = pd.concat([collect(d, non_finite=non_finite) for d in dirs], ignore_index=True)
     runs = {config_hash(cfg): cfg["runs"] for cfg in p.configs}
     table = table[table["config_hash"].map(runs).gt(table["run"])]
+    used = [line for line in non_finite if any(f"/{h}/" in line for h in table["config_hash"])]
+    if used:
+        raise UserError(f"{len(used)} record(s) of this artefact have non-finite errors, e.g. "
+                        f"{used[0]}; delete them and re-run the same command to recompute them")
     return line_labels(table.merge(p.tags, on="config_hash", how="inner"))
 
 
@@ -108,8 +120,21 @@ def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
 
 def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
                   notes: list[str], plan_configs: list[dict]) -> list[Path]:
-    """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``."""
+    """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``: all
+    of them or none (they are made in a staging folder and moved in once all exist)."""
     out.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
+    try:
+        made = _make_outputs(artefact, table, tuning, staging, notes, plan_configs)
+        for path in made:
+            os.replace(path, out / path.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out / path.name for path in made]
+
+
+def _make_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
+                  notes: list[str], plan_configs: list[dict]) -> list[Path]:
     written = [out / "runs.csv"]
     table.to_csv(written[0], index=False)
     if artefact.kind == "runtime":
@@ -176,6 +201,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     jobs = 1 if artefact.kind == "runtime" else jobs
     folders: list[str] = []
     try:
+        writable_folder(folder, "--out")
         work = plan(artefact, settings, quick)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
@@ -186,7 +212,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         if report is None:  # keep the provenance of the sweep that made the records
             notes = previous_notes(source.parent if source else folder) + notes
         written = write_outputs(artefact, table, tuning, folder, notes, work.configs)
-    except (UserError, ValueError) as err:
+    except (UserError, ValueError, DataUnavailableError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as err:                # disk full, read-only, permissions: one line
@@ -220,11 +246,16 @@ def collect_or_committed(work: Plan, artefact: Artefact,
 
 
 def previous_notes(out: Path) -> list[str]:
-    """The provenance lines of an earlier summary.md (kept when only re-plotting)."""
+    """The provenance lines of an earlier summary.md (kept when only re-plotting): the ``- ``
+    lines of its second paragraph; none when it is missing or not in that form (a warning)."""
     path = out / "summary.md"
     if not path.is_file():
         return []
-    lines = path.read_text().split("\n\n")[1].splitlines()
+    parts = path.read_text(errors="replace").split("\n\n")
+    lines = parts[1].splitlines() if len(parts) > 1 else []
+    if not any(line.startswith("- ") for line in lines):
+        print(f"warning: {path} has no provenance lines (edited or damaged); they are not "
+              "carried over", file=sys.stderr)
     return [line for line in lines if line.startswith("- ") and not line.startswith("- redrawn")]
 
 

@@ -12,7 +12,6 @@ Checks that need the data (k ≤ d, the biased attribute's values, MWEM's domain
 from __future__ import annotations
 
 import math
-import tempfile
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from folktables.load_acs import state_list
 
+from experiments.outputs import folder_problem
 from pubpriv_core.data.nist_acs import YEARS as NIST_YEARS
 from pubpriv_core.data.synthetic import PRESETS
 
@@ -75,18 +75,7 @@ def optional(rule: Rule, meaning: str) -> Rule:
 
 def _writable(path: Any) -> bool:
     """``path`` is a folder (or can become one) in which a file can be created right now."""
-    if not isinstance(path, str) or not path.strip():
-        return False
-    folder = Path(path).expanduser().absolute()
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        return False
-    try:
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError:
-        return False
-    return True
+    return isinstance(path, str) and folder_problem(path) is None
 
 
 def _folder_or_none(path: Any) -> bool:
@@ -94,8 +83,13 @@ def _folder_or_none(path: Any) -> bool:
     an ACS download fills an empty data root)."""
     if path is None:
         return True
-    return isinstance(path, str) and bool(path.strip()) and \
-        not (Path(path).expanduser().exists() and not Path(path).expanduser().is_dir())
+    if not isinstance(path, str) or not path.strip():
+        return False
+    try:
+        folder = Path(path).expanduser()
+        return folder.is_dir() or not folder.exists()
+    except OSError:   # a name too long, a loop of links
+        return False
 
 
 def _acs_state(value: Any) -> bool:

@@ -36,8 +36,9 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import UserError, hydra_error_line
 from experiments.progress import Progress, clock, sweep_summary
-from experiments.release.checks import check_config, check_scalars
-from experiments.release.cli import CONF_DIR, CONFIG_NAME, job_overrides, to_plain
+from experiments.release.checks import ConfigError, check_config, check_scalars
+from experiments.release.cli import (CONF_DIR, CONFIG_NAME, check_group_choices, job_overrides,
+                                     to_plain)
 from experiments.release.config import register_configs
 from experiments.release.problems import data_context
 from experiments.release.query_release import run_repetition
@@ -85,6 +86,7 @@ def compose_jobs(jobs: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         for overrides in jobs:
             parsed = parser.parse_overrides(list(overrides))
+            check_group_choices(parsed)
             groups = tuple(o.input_line for o in parsed if _is_group(o))
             if groups not in bases:
                 bases[groups] = _without_hydra(_compose(list(groups)))
@@ -197,18 +199,21 @@ def group_tasks(tasks: Sequence[Task]) -> list[list[Task]]:
 
 
 def check_all(configs: Sequence[dict[str, Any]]) -> None:
-    """Scalar checks on every config; the data checks (which build repetition 0's problem) once
-    per (algorithm, problem) and, for DualQuery, per (ε, η, s) — its round calibration."""
-    seen = set()
+    """Every check of the runner's pre-check on every config (the problems they build are
+    cached, so each one's data is loaded once); an error names the config."""
     for cfg in configs:
-        check_scalars(cfg)
-        algo = cfg["algo"]
-        key = json.dumps([algo, cfg["dataset"], cfg["public"], cfg["workload"],
-                          cfg["eps"] if algo["name"] == "dualquery" else None], sort_keys=True)
-        if key not in seen:
-            seen.add(key)
+        try:
+            check_scalars(cfg)
             with data_context(cfg["data_root"]):
                 check_config(cfg)
+        except ConfigError as err:
+            raise ConfigError(f"{describe(cfg)}: {err}") from None
+
+
+def describe(cfg: dict[str, Any]) -> str:
+    """``pmwpub on adult (public biased), eps=0.1, T=50``: a config in an error line."""
+    return (f"{cfg['algo']['name']} on {cfg['dataset']['name']} (public "
+            f"{cfg['public']['kind']}), eps={cfg['eps']:g}, T={cfg['T']}")
 
 
 def run_group(group: Sequence[Task]) -> tuple[float, int]:

@@ -28,7 +28,9 @@ from typing import Callable
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.console import EXIT_INTERRUPTED, fail, hydra_error_line, quiet_workers
+from experiments.console import (EXIT_FAULT, EXIT_INTERRUPTED, fail, hydra_error_line,
+                                 quiet_workers, write_failure_line)
+from experiments.theory.preset_checks import check_against_preset, check_output
 
 REGISTRY: dict[str, Callable[[DictConfig], None]] = {}
 PARTS: dict[str, tuple[str, ...]] = {}   # the parts an experiment can run (``experiment.parts``)
@@ -85,27 +87,44 @@ def _lookup(name: str) -> Callable[[DictConfig], None]:
 
 
 def run_theory(cfg: DictConfig) -> None:
-    """Dispatch a composed config to its registered experiment."""
+    """Dispatch a composed config to its registered experiment, after the checks that need no
+    work: the experiment and its parts exist, the output folder can be written."""
     node = cfg.experiment if "experiment" in cfg else cfg
     if "name" not in node:
         raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
     fn = _lookup(str(node.name))
-    unknown = sorted(set(node.get("parts") or ()) - set(PARTS[str(node.name)]))
+    check_output(node.get("out"))
+    known = list(PARTS[str(node.name)])
+    unknown = sorted(set(node.get("parts") or ()) - set(known))
     if unknown:
-        raise ValueError(f"experiment.parts has unknown {unknown}; choose from {list(PARTS[str(node.name)])}")
+        raise ValueError(f"experiment.parts has unknown {unknown}; choose from {known}")
+    if node.get("parts") is not None and not node.parts:
+        raise ValueError(f"experiment.parts is empty, nothing would run; choose from {known}")
     fn(node)
 
 
+def theory_presets() -> list[str]:
+    """The theory presets of ``conf/experiment`` (``theory_<paper>``)."""
+    return sorted(p.stem for p in (CONF_DIR / "experiment").glob("theory_*.yaml"))
+
+
 def compose(argv: list[str]) -> DictConfig:
-    """Compose ``conf/experiment/<preset>.yaml`` with Hydra and apply the remaining overrides."""
+    """Compose ``conf/experiment/<preset>.yaml`` with Hydra, apply the remaining overrides and
+    check the result against the preset (:mod:`experiments.theory.preset_checks`)."""
     from hydra import compose as hydra_compose, initialize_config_dir
 
     presets = [a for a in argv if a.startswith("experiment=")]
-    if len(presets) != 1:
-        raise SystemExit("usage: python -m experiments.theory experiment=theory_<paper> [key=value ...]")
+    if len(presets) != 1 or presets[0].partition("=")[2] not in theory_presets():
+        given = f"got {' '.join(presets)}" if presets else "got none"
+        raise ValueError(f"pass exactly one theory preset experiment=<name> ({given}); choose "
+                         f"one of: {', '.join(theory_presets())}")
     rest = [a for a in argv if a not in presets]
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        return hydra_compose(overrides=["+" + presets[0], *rest])
+        cfg = hydra_compose(overrides=["+" + presets[0], *rest])
+        preset = hydra_compose(overrides=["+" + presets[0]])
+    check_against_preset(OmegaConf.to_container(cfg.experiment, resolve=True),
+                         OmegaConf.to_container(preset.experiment, resolve=True))
+    return cfg
 
 
 def progress_logging() -> None:
@@ -119,10 +138,12 @@ VERBOSE = ("-v", "--verbose")
 
 
 def main(argv: list[str] | None = None) -> None:
-    """CLI: bad input (unknown preset or key, unknown experiment, a bad value) is one line on
-    stderr and exit status 2, as in ``run.py``; ``--verbose`` prints the composed config first;
-    progress is ``part i/P`` and ``block done`` lines (:mod:`experiments.theory.progress`) and
-    one closing line; Ctrl-C is one ``interrupted:`` line and status 130."""
+    """CLI with ``run.py``'s rules: bad input (no or several presets, an unknown key, a value
+    unlike the preset's, an unwritable ``out``, an unknown part) is one ``error:`` line and
+    status 2 before any work; a failed write is one line and status 1; Ctrl-C one
+    ``interrupted:`` line and status 130 (finished blocks are kept: a re-run resumes).
+    ``--verbose`` prints the composed config first; progress is ``part i/P`` and ``block done``
+    lines (:mod:`experiments.theory.progress`) and one closing line."""
     from experiments.theory.progress import theory_run
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -145,7 +166,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(EXIT_INTERRUPTED)
     except (KeyError, ValueError) as err:
         fail(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
+    except OSError as err:
+        fail(write_failure_line(err), EXIT_FAULT)
     except Exception as err:
         if type(err).__module__.split(".")[0] not in ("hydra", "omegaconf"):
             raise
-        fail(hydra_error_line(err))
+        fail(hydra_error_line(err).replace("`python run.py --cfg job` lists the valid keys",
+                                           "`--verbose` prints the preset's keys"))

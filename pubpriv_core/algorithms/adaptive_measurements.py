@@ -36,6 +36,7 @@ import numpy as np
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 from pubpriv_core.algorithms.multiplicative_weights import check_budget, ledger_totals
 
 #: L2 sensitivity of a whole marginal of fractions, times n (replace-one neighbours)
@@ -162,6 +163,19 @@ def check_rounds(problem: ReleaseProblem, T: int, per_round: int = 1) -> None:
 def check_alpha(alpha: float) -> None:
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"algo.alpha must lie in (0, 1), got {alpha!r}; pass e.g. 0.5")
+
+
+def check_adaptive(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                   alpha: float, per_round: int = 1) -> None:
+    """The input checks of :func:`run_rounds`, without running: α in (0, 1), T·s ≤ W, ρ(ε, δ)
+    not underflowing, and ε0, ε_sel, σ and both per-step charges positive finite numbers."""
+    check_alpha(alpha)
+    check_rounds(problem, T, per_round)
+    budget = RoundBudget(target_rho(eps, delta), T * per_round, alpha, problem.n)
+    check_steps(f"{name} at eps={eps:g}, T={T}", **{
+        "eps0": budget.eps0, "selection eps": budget.select_eps, "sigma": budget.sigma,
+        "selection charge": privacy.bounded_range_zcdp(budget.select_eps),
+        "measurement charge": privacy.gaussian_zcdp(budget.sigma, MARGINAL_L2 / problem.n)})
 
 
 def run_rounds(name: str, problem: ReleaseProblem, model: MeasurementModel, *, eps: float,

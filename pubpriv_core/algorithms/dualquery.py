@@ -35,6 +35,7 @@ import numpy as np
 
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.best_response import BestResponse, net_cell_weights
+from pubpriv_core.algorithms.budget_checks import target_rho
 from pubpriv_core.privacy import (ZCDPBudget, advanced_composition, bounded_range_zcdp,
                                   eps_from_rho, rho_from_eps)
 from pubpriv_core.privacy._checks import count, generator, positive, probability
@@ -144,6 +145,16 @@ class QueryPlayer:
         """Play x_t: every cell holding x_t (one per marginal) gets q(x_t) = 1."""
         self.counts[record_cells] += 1
         self.rounds += 1
+
+
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, eta: float = 2.0,
+          samples: int = 200, max_T: int | None = None, accounting: str = "advanced") -> None:
+    """The input checks of :func:`run_dualquery`, without running: ρ(ε, δ) under zCDP
+    accounting, and the calibration leaving at least two rounds within ``max_T``."""
+    if accounting == "zcdp":
+        target_rho(eps, delta)
+    calibrated = calibrate_rounds(eps, delta, problem.n, eta, samples, accounting)
+    _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, n={problem.n}")
 
 
 def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,

@@ -42,7 +42,8 @@ from typing import Optional
 import numpy as np
 
 from pubpriv_core.algorithms import generators, product_kernels
-from pubpriv_core.algorithms.adaptive_measurements import Measurements, run_rounds
+from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
+                                                             run_rounds)
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.mixture_fit import Fitter, cosine, tree_ema
 from pubpriv_core.algorithms.product_kernels import ProductPlan
@@ -201,6 +202,23 @@ def _fitter(shape: tuple[int, ...]) -> Fitter:
 def _initial(problem: ReleaseProblem, opts: GEMOptions, key):
     shape = problem.workload.domain.shape
     return generators.init_generator(key, opts.K, opts.embedding, opts.hidden, int(sum(shape)))
+
+
+def check_gem(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+    """The input checks of :func:`run_gem`, without running: options and the rounds' budget
+    (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
+    opts = parse_options(GEMOptions, options)
+    check_adaptive("gem", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+
+
+def check_gem_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                  **options) -> None:
+    """The input checks of :func:`run_gem_pub`, without running: options, a public source and
+    the rounds' budget."""
+    opts = parse_options(GEMOptions, options)
+    if problem.public_support is None:
+        raise ValueError("gem_pub needs a public source; set public=... in the config")
+    check_adaptive("gem_pub", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
 
 
 def run_gem(problem: ReleaseProblem, *, eps: float, delta: float, T: int,

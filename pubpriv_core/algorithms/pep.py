@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from pubpriv_core.algorithms.adaptive_measurements import Measurements, run_rounds
+from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
+                                                             run_rounds)
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
 from pubpriv_core.queries.full_domain import full_domain_records
@@ -163,6 +164,24 @@ def _domain_model(problem: ReleaseProblem, opts: PEPOptions, T: int) -> Histogra
     answerer = problem.domain_answerer
     return Histogram(problem, full_domain_records(tuple(domain.shape)),
                      np.full(size, 1.0 / size), answerer.answer, opts.max_iters, T)
+
+
+def check_pep(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+    """The input checks of :func:`run_pep`, without running: options, |X| within the cap, and
+    the rounds' budget (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
+    opts = parse_options(PEPOptions, options)
+    check_domain(problem, opts.max_domain_size)
+    check_adaptive("pep", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+
+
+def check_pep_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                  **options) -> None:
+    """The input checks of :func:`run_pep_pub`, without running: options, a public source and
+    the rounds' budget."""
+    opts = parse_options(PEPOptions, options)
+    if problem.public_support is None:
+        raise ValueError("pep_pub needs a public source; set public=... in the config")
+    check_adaptive("pep_pub", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
 
 
 def run_pep(problem: ReleaseProblem, *, eps: float, delta: float, T: int,

@@ -22,7 +22,8 @@ from functools import lru_cache
 import numpy as np
 
 from pubpriv_core.algorithms import generators, product_kernels
-from pubpriv_core.algorithms.adaptive_measurements import Measurements, run_rounds
+from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
+                                                             run_rounds)
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.mixture_fit import Fitter
 from pubpriv_core.algorithms.product_kernels import ProductPlan
@@ -108,6 +109,15 @@ class RelaxedRows:
 
     def release(self) -> tuple[np.ndarray, dict]:
         return self.fitter.answers(self.params, None, self.plan, np.float64), {}
+
+
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+    """The input checks of :func:`run_rap`, without running: options and the budget of T rounds
+    of ``marginals_per_round`` selections
+    (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
+    opts = parse_options(RAPOptions, options)
+    check_adaptive("rap", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha,
+                   per_round=opts.marginals_per_round)
 
 
 def run_rap(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
