@@ -82,7 +82,8 @@ def collect_plan(p: Plan) -> pd.DataFrame:
     whose errors are NaN or infinite are refused (a figure of them would be silently wrong)."""
     dirs = sorted({cfg["results_dir"] for cfg in p.configs})
     for folder in dirs:
-        readable_folder(folder, "results_dir")
+        if Path(folder).expanduser().exists():   # a missing one has no records (said below)
+            readable_folder(folder, "results_dir")
     non_finite: list[str] = []
     table = pd.concat([collect(d, non_finite=non_finite) for d in dirs], ignore_index=True)
     runs = {config_hash(cfg): cfg["runs"] for cfg in p.configs}
