@@ -24,8 +24,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from omegaconf import DictConfig
 
+from experiments.theory.plotting import KEY_COLOR
 from experiments.theory.runner import register, save_figure, seeded_rng, write_summary
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity
@@ -260,7 +263,8 @@ def _thm10_alpha(cfg, p: int, n: int) -> float:
 
 def apap_p_sweep(cfg, out: Path, rng: np.random.Generator) -> tuple[pd.DataFrame, dict]:
     """APAP on S_p with m public draws at fixed n, ``trials`` runs per p: ±1 error against p,
-    its bootstrap slope and Thm 10's shape with a fitted constant."""
+    its bootstrap slope over all p and, separately, over Thm 10's regime (the p where n suffices:
+    success rate ≥ 1 − β), and Thm 10's shape with its constant fitted on that regime."""
     store = RecordStore(out / "records")
     a = cfg.apap_p
     rows, y_trials = [], []
@@ -275,13 +279,26 @@ def apap_p_sweep(cfg, out: Path, rng: np.random.Generator) -> tuple[pd.DataFrame
                      "err_sd": errs.std(ddof=1), "success_rate": float((errs <= cfg.alpha).mean()),
                      "thm10_alpha_shape": _thm10_alpha(cfg, int(p), int(a.n))})
     df = pd.DataFrame(rows)
-    fit = fit_constant(df.thm10_alpha_shape, df.err_mean)
+    df["in_regime"] = df.success_rate >= 1 - cfg.beta
+    reg = df[df.in_regime]
+    fit = fit_constant(reg.thm10_alpha_shape, reg.err_mean) if len(reg) else fit_constant(df.thm10_alpha_shape, df.err_mean)
     df["thm10_alpha_fitted"] = fit.c * df.thm10_alpha_shape
     df.to_csv(out / "apap_vs_p.csv", index=False)
     slope = bootstrap_slope(df.p, y_trials, rng=rng)
     shape_slope = float(np.polyfit(np.log(df.p), np.log(df.thm10_alpha_shape), 1)[0])
     return df, {"slope_log_err_vs_log_p": slope.__dict__, "text": slope.text(),
-                "thm10_shape_slope": shape_slope, "thm10_fit": fit.__dict__, "thm10_fit_text": fit.text()}
+                "regime": _regime_slope(reg, cfg), "thm10_shape_slope": shape_slope,
+                "thm10_fit": fit.__dict__, "thm10_fit_text": fit.text(),
+                "thm10_fit_on": f"p in Thm 10's regime ({len(reg)} points)" if len(reg) else "all p"}
+
+
+def _regime_slope(reg: pd.DataFrame, cfg) -> dict:
+    """Least-squares slope of log mean error on log p over the p where n suffices (success rate
+    ≥ 1 − β); fewer than 5 points carry no CI (``bootstrap_slope`` refuses them)."""
+    slope = float(np.polyfit(np.log(reg.p), np.log(reg.err_mean), 1)[0]) if len(reg) >= 2 else float("nan")
+    ps = ", ".join(str(int(p)) for p in reg.p)
+    return {"p": [int(p) for p in reg.p], "slope": slope,
+            "text": f"slope {slope:.3g} on p ∈ {{{ps}}} (success ≥ {1 - cfg.beta:.0%}; {len(reg)} points, no CI)"}
 
 
 def dichotomy_sweep(cfg, out: Path) -> pd.DataFrame:
@@ -303,39 +320,76 @@ def dichotomy_sweep(cfg, out: Path) -> pd.DataFrame:
     return df
 
 
-def plot_extra(regime: pd.DataFrame, apap_p: pd.DataFrame, dich: pd.DataFrame, fits: dict, cfg,
-               out: Path) -> None:
+def _keyed_legend(ax, colours: dict[str, str], styles: dict[str, dict]) -> None:
+    """One legend entry per colour (a series) and per line style (a kind, in the key colour)."""
+    handles = [Patch(color=c, label=label) for label, c in colours.items()]
+    handles += [Line2D([], [], color=KEY_COLOR, label=label, **style) for label, style in styles.items()]
+    ax.legend(handles=handles, fontsize=6)
+
+
+_REACH = dict(marker="s", ls=":", mfc="none")
+_ERROR = dict(marker="o", ls="-")
+
+
+def _regime_panel(ax, regime: pd.DataFrame, cfg) -> None:
+    colours = {}
+    for i, (n, g) in enumerate(regime.groupby("n")):
+        g = g.sort_values("log2N")
+        ax.plot(g.log2N, g.err_mean, color=f"C{i}", **_ERROR)
+        ax.plot(g.log2N, g.reach_share, color=f"C{i}", **_REACH)
+        colours[f"n = {n:,}"] = f"C{i}"
+    ax.axhline(cfg.alpha, color="k", lw=0.8, ls="--")
+    _keyed_legend(ax, colours, {"mean ±1 error": _ERROR, "share of thresholds reached": _REACH,
+                                f"α = {cfg.alpha}": dict(ls="--", lw=0.8)})
+    ax.set_xlabel("log2 N")
+    ax.set_title("private-only PMW: error and sparse-vector reach", fontsize=9)
+
+
+def _apap_p_panel(ax, apap_p: pd.DataFrame, fits: dict, cfg) -> None:
+    """Error against p; points outside Thm 10's regime (success < 1 − β) hollow."""
+    m, n = int(apap_p.m.iloc[0]), int(apap_p.n.iloc[0])
+    ax.loglog(apap_p.p, apap_p.err_mean, "-", color="C0", lw=1)
+    inside, outside = apap_p[apap_p.in_regime], apap_p[~apap_p.in_regime]
+    ax.loglog(inside.p, inside.err_mean, "o", color="C0", ls="none",
+              label=f"APAP, m={m}, n={n:,}: success ≥ {1 - cfg.beta:.0%} (Thm 10's regime)")
+    if len(outside):
+        ax.loglog(outside.p, outside.err_mean, "o", color="C0", mfc="none", ls="none",
+                  label=f"APAP: success < {1 - cfg.beta:.0%} (n too small for α)")
+    ax.loglog(apap_p.p, apap_p.thm10_alpha_fitted, "k--", lw=0.8,
+              label=f"Thm 10 shape, {fits['thm10_fit_text']} on {fits['thm10_fit_on']}")
+    ax.set_xlabel("p (dual VC dimension of S_p)")
+    ax.set_ylabel("±1 error (mean over trials)")
+    ax.set_title(f"in regime: {fits['regime']['text']}\nall p (weak: levels off): {fits['text']}", fontsize=7)
+    ax.legend(fontsize=6)
+
+
+def _dichotomy_panel(ax, dich: pd.DataFrame, cfg) -> None:
+    """Private n* against m on a log axis (n* ≥ 1), √p/α and the public-only m* per p."""
+    colours = {}
+    for i, (p, g) in enumerate(dich.groupby("p")):
+        g = g.sort_values("m")
+        ax.plot(g.m, g.n_star, color=f"C{i}", **_ERROR)
+        ax.axhline(np.sqrt(p) / cfg.alpha, color=f"C{i}", lw=0.8, ls=":")
+        ax.axvline(g.public_only_m_star.iloc[0], color=f"C{i}", lw=0.8, ls="--")
+        colours[f"p = {p}: √p/α = {np.sqrt(p) / cfg.alpha:.0f}, public-only m* = {g.public_only_m_star.iloc[0]}"] = f"C{i}"
+    ax.set_yscale("log")
+    _keyed_legend(ax, colours, {"private n*(m)": _ERROR, "√p/α": dict(ls=":", lw=0.8),
+                                "public-only m*": dict(ls="--", lw=0.8)})
+    ax.set_xlabel("public draws m")
+    ax.set_ylabel("private n* for ±1 error ≤ α")
+    ax.set_title("Thm 13 with mixed data (S_p)", fontsize=9)
+
+
+def figure_regime_p_dichotomy(regime: pd.DataFrame, apap_p: pd.DataFrame, dich: pd.DataFrame, fits: dict, cfg):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(15, 4.3))
-    for i, (n, g) in enumerate(regime.groupby("n")):
-        g = g.sort_values("log2N")
-        ax.plot(g.log2N, g.err_mean, "o-", color=f"C{i}", label=f"n={n}: mean ±1 error")
-        ax.plot(g.log2N, g.reach_share, "s:", color=f"C{i}", mfc="none", label=f"n={n}: share of thresholds reached")
-    ax.axhline(cfg.alpha, color="k", lw=0.8, ls="--", label=f"α = {cfg.alpha}")
-    ax.set_xlabel("log2 N")
-    ax.set_title("private-only PMW: error and sparse-vector reach", fontsize=9)
-    ax.legend(fontsize=6)
-    bx.loglog(apap_p.p, apap_p.err_mean, "o-", label=f"APAP on S_p, m={int(apap_p.m.iloc[0])}, n={int(apap_p.n.iloc[0])}")
-    bx.loglog(apap_p.p, apap_p.thm10_alpha_fitted, "k--", lw=0.8,
-              label=f"Thm 10 shape, {fits['thm10_fit_text']}")
-    bx.set_xlabel("p (dual VC dimension of S_p)")
-    bx.set_ylabel("±1 error (mean over trials)")
-    bx.set_title(f"APAP vs p: {fits['text']}", fontsize=7)
-    bx.legend(fontsize=6)
-    for i, (p, g) in enumerate(dich.groupby("p")):
-        g = g.sort_values("m")
-        cx.plot(g.m, g.n_star, "o-", color=f"C{i}", label=f"p={p}: private n*(m)")
-        cx.axhline(np.sqrt(p) / cfg.alpha, color=f"C{i}", lw=0.8, ls=":", label=f"√p/α = {np.sqrt(p) / cfg.alpha:.0f}")
-        cx.axvline(g.public_only_m_star.iloc[0], color=f"C{i}", lw=0.8, ls="--", label=f"public-only m* = {g.public_only_m_star.iloc[0]}")
-    cx.set_yscale("symlog", linthresh=10)
-    cx.set_xlabel("public draws m")
-    cx.set_ylabel("private n* for ±1 error ≤ α")
-    cx.set_title("Thm 13 with mixed data (S_p)", fontsize=9)
-    cx.legend(fontsize=6)
-    save_figure(fig, out / "fig_regime_p_dichotomy.png")
+    fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(15, 4.6))
+    _regime_panel(ax, regime, cfg)
+    _apap_p_panel(bx, apap_p, fits, cfg)
+    _dichotomy_panel(cx, dich, cfg)
+    return fig
 
 
 @register("bassily2020")
@@ -349,7 +403,7 @@ def run(cfg: DictConfig) -> None:
     regime = regime_sweep(cfg, out)
     apap_p, fits = apap_p_sweep(cfg, out, seeded_rng(cfg, 13))
     dich = dichotomy_sweep(cfg, out)
-    plot_extra(regime, apap_p, dich, fits, cfg, out)
+    save_figure(figure_regime_p_dichotomy(regime, apap_p, dich, fits, cfg), out / "fig_regime_p_dichotomy.png")
     write_summary(out, {**summary, "apap_vs_p": fits})
 
 

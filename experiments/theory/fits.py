@@ -28,17 +28,27 @@ def slope_row(name: str, x, y_trials, rng: np.random.Generator, **kwargs) -> dic
             "log_x": kwargs.get("log_x", True), "log_y": kwargs.get("log_y", True)}
 
 
-def bound_curve(ax, x, values, bound_id: str, measured=None, **style) -> dict:
+def bound_curve(ax, x, values, bound_id: str, measured=None, constant: tuple[float, str] | None = None,
+                **style) -> dict:
     """Draw a registered bound: explicit as computed; an O(·) shape as c·shape with c fitted to
-    ``measured`` (same x; NaN entries dropped).  Returns {bound, explicit, c, log_rmse}."""
+    ``measured`` (same x; NaN entries dropped) where at least two measured points remain (one
+    point fits any shape exactly), else with ``constant`` = (c, what it was fitted on) taken
+    from another sweep.  Returns {bound, explicit, c, log_rmse, fitted_on}."""
     x, values = np.asarray(x, float), np.asarray(values, float)
-    explicit = bool(get_bound(bound_id).explicit)
-    if explicit:
+    if get_bound(bound_id).explicit:
         ax.plot(x, values, label=f"{bound_id} (explicit)", **style)
-        return {"bound": bound_id, "explicit": True, "c": 1.0, "log_rmse": float("nan")}
-    measured = np.asarray(measured, float)
+        return {"bound": bound_id, "explicit": True, "c": 1.0, "log_rmse": float("nan"), "fitted_on": ""}
+    measured = np.full(len(x), np.nan) if measured is None else np.asarray(measured, float)
     ok = np.isfinite(measured) & (measured > 0) & np.isfinite(values) & (values > 0)
-    fit = fit_constant(values[ok], measured[ok])
-    ax.plot(x, fit.c * values, label=f"{bound_id}: O(·) shape × fitted c = {fit.c:.3g} (log-RMSE {fit.log_rmse:.2g})",
-            **style)
-    return {"bound": bound_id, "explicit": False, "c": fit.c, "log_rmse": fit.log_rmse}
+    if ok.sum() >= 2:
+        fit = fit_constant(values[ok], measured[ok])
+        c, rmse, where = fit.c, fit.log_rmse, "these points"
+        label = f"{bound_id}: O(·) shape × fitted c = {c:.3g} (log-RMSE {rmse:.2g})"
+    elif constant is not None:
+        (c, where), rmse = constant, float("nan")
+        label = f"{bound_id}: O(·) shape × c = {c:.3g} (fitted on {where})"
+    else:
+        raise ValueError(f"{bound_id} is an O(·) shape: fitting its constant needs >= 2 measured "
+                         "points here, or pass constant=(c, where it was fitted)")
+    ax.plot(x, c * values, label=label, **style)
+    return {"bound": bound_id, "explicit": False, "c": c, "log_rmse": rmse, "fitted_on": where}

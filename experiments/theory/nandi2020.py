@@ -286,26 +286,39 @@ def union_slopes(df: pd.DataFrame, cfg) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot_unions(df: pd.DataFrame, cfg, out: Path) -> list[dict]:
+def figure_unions(df: pd.DataFrame, cfg, m_fits: list[dict]):
+    """n* against d = 2K. Thm 3.3's O(·) shape and its explicit size are drawn over the whole d
+    grid of the sweep; the shape's constant is fitted on A_AgPrivCl's measured points when there
+    are at least two, else taken from the m sweep's fit (same algorithm and bound, d = 1).
+    Returns (figure, fits)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.6, 4.6))
     styles = {"agprivcl": ("C0", "A_AgPrivCl (n = 56n'/ε)"), "btt18": ("C1", "BTT18 A_SubSamp")}
-    fits = []
     for alg, g in df.groupby("alg"):
         g = g.dropna(subset=["n_star"]).sort_values("d")
         ax.loglog(g.d, g.n_star_mean, "o-", color=styles[alg][0], label=f"{styles[alg][1]}: measured n*")
-        if alg == "agprivcl" and len(g):
-            fits.append(bound_curve(ax, g.d, g["nandi2020.thm3.3"], "nandi2020.thm3.3", g.n_star_mean,
-                                    color="C0", ls="--", alpha=0.7) | {"alg": alg, "sweep": "d"})
-            fits.append(bound_curve(ax, g.d, g["nandi2020.thm3.3.explicit"], "nandi2020.thm3.3.explicit",
-                                    color="C0", ls=":", alpha=0.7) | {"alg": alg, "sweep": "d"})
+    grid = df.drop_duplicates("d").sort_values("d")
+    agp = df[df.alg == "agprivcl"].set_index("d").n_star_mean.reindex(grid.d)
+    m_fit = next((f for f in m_fits if f["bound"] == "nandi2020.thm3.3"), None)
+    constant = (m_fit["c"], "the m sweep, d = 1") if m_fit else None
+    fits = [bound_curve(ax, grid.d, grid["nandi2020.thm3.3"], "nandi2020.thm3.3", agp.to_numpy(),
+                        constant=constant, color="C0", ls="--", alpha=0.7),
+            bound_curve(ax, grid.d, grid["nandi2020.thm3.3.explicit"], "nandi2020.thm3.3.explicit",
+                        color="C0", ls=":", alpha=0.7)]
+    ax.set_xticks(grid.d, [f"{d:g}" for d in grid.d])
+    ax.set_xticks([], minor=True)
     ax.set_xlabel("VC dimension d = 2K (unions of K intervals)")
     ax.set_ylabel(f"private sample size n*(α={cfg.alpha}, β={cfg.beta})")
     ax.set_title(f"PCQR against d, m = {cfg.unions.m}, k = ⌈{cfg.unions.kappa}·w⌉ chunks, γ={cfg.eta}", fontsize=9)
     ax.legend(fontsize=6)
+    return fig, [f | {"alg": "agprivcl", "sweep": "d"} for f in fits]
+
+
+def plot_unions(df: pd.DataFrame, cfg, out: Path, m_fits: list[dict]) -> list[dict]:
+    fig, fits = figure_unions(df, cfg, m_fits)
     save_figure(fig, out / "fig_pcqr_n_vs_d.png")
     return fits
 
@@ -389,7 +402,7 @@ def run(cfg: DictConfig) -> None:
     if cfg.unions.enabled:
         ud = union_sweep(cfg, out)
         table = pd.concat([table, union_slopes(ud, cfg)], ignore_index=True)
-        fits += plot_unions(ud, cfg, out)
+        fits += plot_unions(ud, cfg, out, fits)
     table.to_csv(out / "slopes.csv", index=False)
     pd.DataFrame(fits).to_csv(out / "bound_fits.csv", index=False)
     summary["slopes"] = table.to_dict(orient="records")
