@@ -146,3 +146,31 @@ def test_exact_audit_of_sspp_and_relabel_selection(sensitivity, passes):
     result = exact_audit(law, alphabet, 3)
     assert result.passes(eps) == passes
     assert result.eps_max > 0.5 * eps
+
+
+def test_compiled_building_blocks_equal_their_numpy_forms():
+    """Labels draw the same numbers as rng.random(shape) < η; prefix mistakes and the consistent
+    chunk thresholds equal the cumulative-sum and masked max/min forms exactly."""
+    task = nb.NoisyThreshold(0.4, 0.1)
+    x = np.random.default_rng(3).random((40, 7))
+    fast_rng, ref_rng = np.random.default_rng(4), np.random.default_rng(4)
+    assert np.array_equal(task.labels(x, fast_rng), ((x >= 0.4) ^ (ref_rng.random(x.shape) < 0.1)).astype(np.int8))
+    assert fast_rng.random() == ref_rng.random()
+    y = (np.random.default_rng(5).random(1001) < 0.3).astype(np.int8)
+    neg = 1 - y.astype(np.int64)
+    ref = np.concatenate([[0], np.cumsum(y, dtype=np.int64)]) + np.concatenate([np.cumsum(neg[::-1])[::-1], [0]])
+    assert np.array_equal(nb.prefix_mistakes(y), ref)
+    xs = np.sort(np.random.default_rng(6).random(500))
+    for cut in (0, 3, 250, 500):
+        idx = np.random.default_rng(cut).integers(0, 500, (64, 9))
+        lo, hi = np.where(idx < cut, idx, -1).max(axis=1), np.where(idx >= cut, idx, 500).min(axis=1)
+        pad = np.concatenate([[0.0], xs, [1.0]])
+        ref = np.where(lo < 0, 0.0, np.where(hi >= 500, 1.0, 0.5 * (pad[lo + 1] + pad[hi + 1])))
+        assert np.array_equal(nb.consistent_chunk_thresholds(idx, cut, xs), ref)
+
+
+def test_sorted_sample_is_the_normalised_exponential_cumsum():
+    fast, ref = np.random.default_rng(8), np.random.default_rng(8)
+    x, _ = nb.NoisyThreshold(0.5, 0.05).sample(10001, fast, sort=True)
+    gaps = ref.standard_exponential(10002)
+    assert np.array_equal(x, np.cumsum(gaps[:-1]) / gaps.sum())
