@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
+from experiments.theory.fits import bound_curve, repeated_calls, searched, slope_row  # noqa: E402
 from experiments.theory.runner import register, save_figure  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.bounds.search import smallest_integer  # noqa: E402
@@ -45,14 +45,15 @@ def mixture(spec) -> Mixture01:
     return Mixture01(betas=[tuple(b) for b in spec.betas], atoms=[tuple(a) for a in spec.atoms])
 
 
-def _nstars(cfg, store, fn, alpha: float, key: str, n_min: int = 1, n_max: int = 2**40, repeats=None) -> list:
-    """n* of ``fn`` from ``repeats`` (default ``cfg.repeats``) independent searches (seeds cfg.seed,
-    cfg.seed + 1, …)."""
+def _search_calls(cfg, store, fn, alpha: float, key: str, n_min: int = 1, n_max: int = 2**40,
+                  repeats=None) -> list:
+    """The ``repeats`` (default ``cfg.repeats``) independent n* searches of ``fn`` (seeds cfg.seed,
+    cfg.seed + 1, …) as calls; each runs its trials in one process (searches run in parallel)."""
     def search(k, seed):
         return empirical_sample_complexity(fn, alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
                                            n_min=n_min, n_max=n_max, rel_tol=cfg.rel_tol, seed=seed,
-                                           n_jobs=cfg.n_jobs, store=store, key=k).n_star
-    return repeated_nstar(search, key, cfg.seed, cfg.repeats if repeats is None else repeats)
+                                           n_jobs=1, store=store, key=k).n_star
+    return repeated_calls(search, key, cfg.seed, cfg.repeats if repeats is None else repeats)
 
 
 def _joined(values) -> str:
@@ -70,18 +71,21 @@ def cover_trial(cls_name: str, dist: Mixture01, rule: str, n_pub: int, rng) -> f
 
 
 def cover_sweep(cfg, store) -> pd.DataFrame:
-    rows = []
+    settings = []
     for cls_name in cfg.cover.classes:
         for dname, spec in cfg.cover.dists.items():
             for alpha in cfg.cover.alphas:
                 fn = functools.partial(cover_trial, cls_name, mixture(spec), cfg.cover.rule)
-                stars = _nstars(cfg, store, fn, alpha, f"cover/{cls_name}/{dname}/alpha={alpha}")
-                d = CLASSES[cls_name][1]
-                rows.append({"class": cls_name, "vc": d, "dist": dname, "alpha": alpha, "n_pub_star": stars[0],
-                             "n_pub_star_mean": float(np.mean(stars)), "n_pub_star_repeats": _joined(stars),
-                             "alon2019.lemma3.3": evaluate("alon2019.lemma3.3", d=d, alpha=alpha, beta=cfg.beta).value,
-                             "alon2019.thm4.1": evaluate("alon2019.thm4.1", alpha=alpha).value})
-                print(f"cover {cls_name} {dname} alpha={alpha} n_pub*={stars}", flush=True)
+                settings.append(({"class": cls_name, "vc": CLASSES[cls_name][1], "dist": dname, "alpha": alpha},
+                                 _search_calls(cfg, store, fn, alpha, f"cover/{cls_name}/{dname}/alpha={alpha}")))
+    rows = []
+    for row, stars in searched(settings, cfg.n_jobs):
+        rows.append(row | {"n_pub_star": stars[0], "n_pub_star_mean": float(np.mean(stars)),
+                           "n_pub_star_repeats": _joined(stars),
+                           "alon2019.lemma3.3": evaluate("alon2019.lemma3.3", d=row["vc"], alpha=row["alpha"],
+                                                         beta=cfg.beta).value,
+                           "alon2019.thm4.1": evaluate("alon2019.thm4.1", alpha=row["alpha"]).value})
+        print(f"cover {row['class']} {row['dist']} alpha={row['alpha']} n_pub*={stars}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -154,15 +158,17 @@ def asspp_trial(method: str, bits: int, width: int, noise: float, n_pub: int, ep
 
 def asspp_sweep(cfg, store) -> pd.DataFrame:
     c = cfg.asspp
-    rows = []
+    settings = []
     for method in ["asspp", "private_only"]:
         for bits in c.bits:
             fn = functools.partial(asspp_trial, method, int(bits), c.width, c.noise, c.n_pub, cfg.eps, c.alpha)
-            stars = _nstars(cfg, store, fn, c.alpha, f"asspp/{method}/bits={bits}")
-            rows.append({"method": method, "log2_N": int(bits), "n_pub": c.n_pub if method == "asspp" else 0,
-                         "n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
-                         "n_priv_star_repeats": _joined(stars)})
-            print(f"asspp {method} log2N={bits} n_priv*={stars}", flush=True)
+            settings.append(({"method": method, "log2_N": int(bits), "n_pub": c.n_pub if method == "asspp" else 0},
+                             _search_calls(cfg, store, fn, c.alpha, f"asspp/{method}/bits={bits}")))
+    rows = []
+    for row, stars in searched(settings, cfg.n_jobs):
+        rows.append(row | {"n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
+                           "n_priv_star_repeats": _joined(stars)})
+        print(f"asspp {row['method']} log2N={row['log2_N']} n_priv*={stars}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -348,18 +354,25 @@ def derived_n_priv(alpha: float, radius: float, H_size: float, beta: float, eps:
 
 
 def growing_sweep(cfg, store) -> pd.DataFrame:
+    """Per (distribution, n_pub): n_priv* from ``c.repeats`` searches and the cover statistics,
+    all computed in parallel."""
     c = cfg.growing
-    rows = []
+    settings = []
     for name, spec in c.dists.items():
         for n_pub in c.n_pub:
             fn = functools.partial(growing_trial, name, spec, c.noise, int(n_pub), cfg.eps)
-            stars = _nstars(cfg, store, fn, c.alpha, f"growing/{name}/n_pub={n_pub}", n_max=2**20, repeats=c.repeats)
-            size, radius = cover_stats(name, spec, int(n_pub), c.noise, cfg.beta, c.cover_draws, cfg.seed)
-            rows.append({"dist": name, "n_pub": int(n_pub), "cover_size_mean": size, "cover_radius_q": radius,
-                         "n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
-                         "n_priv_star_repeats": _joined(stars),
-                         "alon2019.asspp.excess (n_priv)": derived_n_priv(c.alpha, radius, size, cfg.beta, cfg.eps)})
-            print(f"growing {name} n_pub={n_pub} |H|={size:.0f} n_priv*={stars}", flush=True)
+            stats_call = functools.partial(cover_stats, name, spec, int(n_pub), c.noise, cfg.beta, c.cover_draws,
+                                           cfg.seed)
+            settings.append(({"dist": name, "n_pub": int(n_pub)},
+                             [stats_call, *_search_calls(cfg, store, fn, c.alpha, f"growing/{name}/n_pub={n_pub}",
+                                                         n_max=2**20, repeats=c.repeats)]))
+    rows = []
+    for row, ((size, radius), *stars) in searched(settings, cfg.n_jobs):
+        rows.append(row | {"cover_size_mean": size, "cover_radius_q": radius,
+                           "n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
+                           "n_priv_star_repeats": _joined(stars),
+                           "alon2019.asspp.excess (n_priv)": derived_n_priv(c.alpha, radius, size, cfg.beta, cfg.eps)})
+        print(f"growing {row['dist']} n_pub={row['n_pub']} |H|={size:.0f} n_priv*={stars}", flush=True)
     return pd.DataFrame(rows)
 
 

@@ -18,16 +18,17 @@ Sections (resumable through ``RecordStore`` records under ``<out>/records``):
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from omegaconf import DictConfig
 
+from experiments.theory.fits import run_parallel, searched
 from experiments.theory.plotting import KEY_COLOR
 from experiments.theory.runner import register, save_figure, seeded_rng, write_summary
 from pubpriv_core.bounds import evaluate
@@ -81,25 +82,40 @@ class StumpTrial:
         return bc.stumps_public_only(self.mu(), size, rng)
 
 
-def _n_star(trial, cfg, store, key: str, n_min: int):
-    res = empirical_sample_complexity(trial, cfg.alpha, cfg.beta, trials=cfg.trials, n_min=n_min,
-                                      rel_tol=cfg.rel_tol, seed=cfg.seed, n_jobs=cfg.n_jobs,
-                                      store=store, key=key)
-    print(f"[bassily2020] {key}: n*={res.n_star}", flush=True)
-    return res.n_star
+def _search_call(trial, cfg, store, key: str, n_min: int):
+    """The n* search of ``trial`` as a call (its trials in one process; searches run in parallel)."""
+    def search():
+        return empirical_sample_complexity(trial, cfg.alpha, cfg.beta, trials=cfg.trials, n_min=n_min,
+                                           rel_tol=cfg.rel_tol, seed=cfg.seed, n_jobs=1, store=store, key=key).n_star
+    return search
+
+
+def _n_stars(cfg, settings: list[tuple[dict, list]]) -> list[tuple[dict, list]]:
+    """Run every setting's searches in parallel and print each n*."""
+    done = searched(settings, cfg.n_jobs)
+    for row, stars in done:
+        print(f"[bassily2020] {row.get('key', row)}: n*={stars}", flush=True)
+    return done
 
 
 def apap_sweep(cfg, out: Path) -> pd.DataFrame:
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for alg, Ns, m in (("private_pmw", cfg.apap.N_private, 0), ("apap", cfg.apap.N_apap, cfg.apap.m)):
         for logN in Ns:
             trial = ThresholdTrial(2 ** int(logN), int(m), cfg.alpha, cfg.eps, cfg.delta,
                                    cfg.apap.beta_a, cfg.apap.beta_b)
-            n_star = _n_star(trial, cfg, store, f"apap/{alg}/logN={int(logN)}", int(cfg.apap.n_min))
-            rows.append({"alg": alg, "log2N": int(logN), "m": int(m), "n_star": n_star,
-                         **_apap_bounds(cfg, alg, 2 ** int(logN)),
-                         **(_apap_split(cfg, store, int(logN), n_star) if m > 0 and n_star else {})})
+            key = f"apap/{alg}/logN={int(logN)}"
+            settings.append(({"alg": alg, "log2N": int(logN), "m": int(m), "key": key},
+                             [_search_call(trial, cfg, store, key, int(cfg.apap.n_min))]))
+    found = _n_stars(cfg, settings)
+    splits = run_parallel([functools.partial(_apap_split, cfg, store, row["log2N"], n_star)
+                           for row, (n_star,) in found if row["m"] > 0 and n_star], cfg.n_jobs)
+    rows = []
+    for row, (n_star,) in found:
+        row = {k: v for k, v in row.items() if k != "key"}
+        extra = splits.pop(0) if row["m"] > 0 and n_star else {}
+        rows.append(row | {"n_star": n_star, **_apap_bounds(cfg, row["alg"], 2 ** row["log2N"]), **extra})
     df = pd.DataFrame(rows)
     df.to_csv(out / "apap_vs_N.csv", index=False)
     return df
@@ -137,12 +153,15 @@ def _apap_bounds(cfg, alg: str, N: int) -> dict:
 
 def stumps_sweep(cfg, out: Path) -> pd.DataFrame:
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for method in ("gaussian", "pmw", "public"):
         for p in cfg.stumps.p[method]:
             trial = StumpTrial(method, int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed))
-            size = _n_star(trial, cfg, store, f"stumps/{method}/p={int(p)}", int(cfg.stumps.n_min[method]))
-            rows.append({"method": method, "p": int(p), "size_star": size, **_stump_bounds(cfg, int(p))})
+            key = f"stumps/{method}/p={int(p)}"
+            settings.append(({"method": method, "p": int(p), "key": key},
+                             [_search_call(trial, cfg, store, key, int(cfg.stumps.n_min[method]))]))
+    rows = [{"method": row["method"], "p": row["p"], "size_star": size, **_stump_bounds(cfg, row["p"])}
+            for row, (size,) in _n_stars(cfg, settings)]
     df = pd.DataFrame(rows)
     df.to_csv(out / "stumps_vs_p.csv", index=False)
     return df
@@ -227,24 +246,25 @@ def regime_sweep(cfg, out: Path) -> pd.DataFrame:
     """Private-only PMW at fixed n against N (``cfg.regime``): per (N, n) the budget c, the
     false-⊤ probability P0 of one exactly answered query, P0·(N + 1) (false ⊤ per full pass),
     and over the trials the success rate, the error, the share of thresholds the sparse vector
-    reached and the error on those it never tested."""
+    reached and the error on those it never tested. Every trial of every cell runs in parallel."""
     store = RecordStore(out / "records")
+    cells = [(int(n), int(logN)) for n in cfg.regime.n for logN in cfg.regime.log2N]
+    settings = [({"n": n, "log2N": logN}, [functools.partial(_cached, store, f"regime/logN={logN}/n={n}/r={r}",
+                                                            functools.partial(regime_trial, cfg, logN, n, r))
+                                           for r in range(cfg.regime.trials)]) for n, logN in cells]
     rows = []
-    for n in cfg.regime.n:
-        for logN in cfg.regime.log2N:
-            recs = Parallel(n_jobs=cfg.n_jobs)(delayed(_cached)(
-                store, f"regime/logN={int(logN)}/n={int(n)}/r={r}",
-                lambda r=r: regime_trial(cfg, int(logN), int(n), r)) for r in range(cfg.regime.trials))
-            params = bc.PMWParams(cfg.alpha, cfg.eps, cfg.delta, 2 ** int(logN), int(n))
-            p0 = bc.false_top_probability(params)
-            g = pd.DataFrame(recs)
-            rows.append({"log2N": int(logN), "n": int(n), "c": params.c, "sigma_test": params.sigma_test,
-                         "threshold": 3 * params.a / 4, "p_false_top": p0,
-                         "false_top_per_pass_over_c": p0 * (2 ** int(logN) + 1) / params.c,
-                         "trials": len(g), "success_rate": float((g.err <= cfg.alpha).mean()),
-                         "err_mean": g.err.mean(), "reach_share": float((g.reach / (2 ** int(logN) + 1)).mean()),
-                         "passes_mean": g.passes.mean(), "halted_share": float(g.halted.mean()),
-                         "err_beyond_reach_mean": g.err_beyond_reach.mean()})
+    for row, recs in searched(settings, cfg.n_jobs):
+        n, logN = row["n"], row["log2N"]
+        params = bc.PMWParams(cfg.alpha, cfg.eps, cfg.delta, 2 ** logN, n)
+        p0 = bc.false_top_probability(params)
+        g = pd.DataFrame(recs)
+        rows.append({"log2N": logN, "n": n, "c": params.c, "sigma_test": params.sigma_test,
+                     "threshold": 3 * params.a / 4, "p_false_top": p0,
+                     "false_top_per_pass_over_c": p0 * (2 ** logN + 1) / params.c,
+                     "trials": len(g), "success_rate": float((g.err <= cfg.alpha).mean()),
+                     "err_mean": g.err.mean(), "reach_share": float((g.reach / (2 ** logN + 1)).mean()),
+                     "passes_mean": g.passes.mean(), "halted_share": float(g.halted.mean()),
+                     "err_beyond_reach_mean": g.err_beyond_reach.mean()})
     df = pd.DataFrame(rows)
     df.to_csv(out / "private_pmw_regime.csv", index=False)
     return df
@@ -267,13 +287,12 @@ def apap_p_sweep(cfg, out: Path, rng: np.random.Generator) -> tuple[pd.DataFrame
     success rate ≥ 1 − β), and Thm 10's shape with its constant fitted on that regime."""
     store = RecordStore(out / "records")
     a = cfg.apap_p
+    settings = [({"p": int(p)}, [functools.partial(_cached, store, f"apap_p/p={int(p)}/m={int(a.m)}/n={int(a.n)}/r={r}",
+                                                   functools.partial(_apap_p_trial, cfg, int(p), r))
+                                 for r in range(a.trials)]) for p in a.p]
     rows, y_trials = [], []
-    for p in a.p:
-        trial = StumpTrial("apap", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(a.m))
-        recs = Parallel(n_jobs=cfg.n_jobs)(delayed(_cached)(
-            store, f"apap_p/p={int(p)}/m={int(a.m)}/n={int(a.n)}/r={r}",
-            lambda r=r: {"err": trial(int(a.n), seeded_rng(cfg, 12, p, a.n, r))}) for r in range(a.trials))
-        errs = np.array([rec["err"] for rec in recs])
+    for row, recs in searched(settings, cfg.n_jobs):
+        p, errs = row["p"], np.array([rec["err"] for rec in recs])
         y_trials.append(errs)
         rows.append({"p": int(p), "m": int(a.m), "n": int(a.n), "trials": len(errs), "err_mean": errs.mean(),
                      "err_sd": errs.std(ddof=1), "success_rate": float((errs <= cfg.alpha).mean()),
@@ -292,6 +311,13 @@ def apap_p_sweep(cfg, out: Path, rng: np.random.Generator) -> tuple[pd.DataFrame
                 "thm10_fit_on": f"p in Thm 10's regime ({len(reg)} points)" if len(reg) else "all p"}
 
 
+def _apap_p_trial(cfg, p: int, r: int) -> dict:
+    """Trial r of APAP on S_p at the fixed n of ``cfg.apap_p``."""
+    a = cfg.apap_p
+    trial = StumpTrial("apap", p, cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(a.m))
+    return {"err": trial(int(a.n), seeded_rng(cfg, 12, p, a.n, r))}
+
+
 def _regime_slope(reg: pd.DataFrame, cfg) -> dict:
     """Least-squares slope of log mean error on log p over the p where n suffices (success rate
     ≥ 1 − β); fewer than 5 points carry no CI (``bootstrap_slope`` refuses them)."""
@@ -305,16 +331,20 @@ def dichotomy_sweep(cfg, out: Path) -> pd.DataFrame:
     """Thm 13 with mixed data: private n* of the S_p release that combines n private and m public
     draws, against m, for each p; public-only m* and √p/α beside it."""
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for p in cfg.dichotomy.p:
         public = StumpTrial("public", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed))
-        m_star = _n_star(public, cfg, store, f"stumps/public/p={int(p)}", 1)
+        calls = [_search_call(public, cfg, store, f"stumps/public/p={int(p)}", 1)]
         for m in cfg.dichotomy.m:
             trial = StumpTrial("mixed", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(m))
-            n_star = _n_star(trial, cfg, store, f"dichotomy/p={int(p)}/m={int(m)}", 1)
-            rows.append({"p": int(p), "m": int(m), "n_star": n_star, "public_only_m_star": m_star,
-                         "sqrt_p_over_alpha": float(np.sqrt(p) / cfg.alpha),
-                         "one_over_alpha_sq": float(1 / cfg.alpha ** 2)})
+            calls.append(_search_call(trial, cfg, store, f"dichotomy/p={int(p)}/m={int(m)}", 1))
+        settings.append(({"p": int(p), "key": f"dichotomy/p={int(p)}"}, calls))
+    rows = []
+    for row, (m_star, *n_stars) in _n_stars(cfg, settings):
+        p = row["p"]
+        rows += [{"p": p, "m": int(m), "n_star": n_star, "public_only_m_star": m_star,
+                  "sqrt_p_over_alpha": float(np.sqrt(p) / cfg.alpha), "one_over_alpha_sq": float(1 / cfg.alpha ** 2)}
+                 for m, n_star in zip(cfg.dichotomy.m, n_stars)]
     df = pd.DataFrame(rows)
     df.to_csv(out / "dichotomy.csv", index=False)
     return df
