@@ -65,8 +65,9 @@ def draw_problem(setting: Setting, n: int, m: int, rng: np.random.Generator) -> 
 def best_mixture_error(problem: ReleaseProblem, method: str = "lp",
                        time_limit: float = DEFAULT_LP_TIME_LIMIT) -> float:
     """f_{D̃,Q}(X̂) (Def 4.1): exact by linear programming (``lp``: constraint generation from
-    A_0, certified to 1e-9; :class:`LPTimeLimitError` past ``time_limit`` seconds) or the paper's
-    upper estimate, non-private MW stopped after 100 rounds (``mw``)."""
+    A_0, certified to 1e-9, :func:`~pubpriv_core.algorithms.best_mixture.best_mixture_exact`;
+    :class:`LPTimeLimitError` past ``time_limit`` wall seconds) or the paper's upper estimate,
+    non-private MW stopped after 100 rounds (``mw``)."""
     if method == "lp":
         return best_mixture_exact(problem.public_answerer, problem.true_answers,
                                   problem.public_weights, time_limit).value
