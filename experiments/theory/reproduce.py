@@ -21,7 +21,7 @@ QUICK = {
     "theory_alon2019": [
         "experiment.trials=60", "experiment.repeats=2", "experiment.cover.classes=[thresholds]",
         "experiment.cover.alphas=[0.3,0.25,0.2,0.15,0.1]", "experiment.cover.dists={uniform:{betas:[[1.0,1.0,1.0]],atoms:[]}}",
-        "experiment.asspp.bits=[4,8,12,16,20]", "experiment.lower_bound.alphas=[0.02]",
+        "experiment.asspp.bits=[16,20,24,28,32]", "experiment.lower_bound.alphas=[0.02]",
         "experiment.lower_bound.npub_alpha=[0.1,1]", "experiment.lower_bound.n_priv_scan.npub_alpha=[1]",
         "experiment.lower_bound.n_priv_scan.n_priv_alpha=[50]", "experiment.lower_bound.trials=60",
         "experiment.growing.n_pub=[10,20,30,50,100]", "experiment.growing.repeats=2",
