@@ -178,3 +178,14 @@ def test_gap_masses_reuse_the_left_rule_cdf_exactly():
         f_lo = np.concatenate([[0.0], dist.prob_below(A._just_above(xs))])
         f_hi, f_r = dist.prob_below(np.append(xs, top)), dist.prob_below(reps)
         assert np.array_equal(e, np.maximum(f_r - f_lo, f_hi - f_r)) and np.array_equal(g, f_hi - f_lo)
+
+
+def test_mixture_sample_draws_what_rng_choice_draws():
+    """Mixture01.sample picks components by the inverse CDF of rng.random: the same draws (and
+    generator state) as rng.choice(p=weights) followed by the components' values."""
+    fast, ref = np.random.default_rng(2), np.random.default_rng(2)
+    got = D_MIX.sample(3000, fast)
+    which = ref.choice(3, size=3000, p=[0.6, 0.25, 0.15])
+    want = np.where(which == 1, 0.3, 0.8)
+    want[which == 0] = ref.beta(0.5, 3.0, size=int(np.sum(which == 0)))
+    assert np.array_equal(got, want) and fast.random() == ref.random()

@@ -97,6 +97,8 @@ class Mixture01:
         if any(not 0.0 <= loc <= 1.0 for _, loc in self.atoms):
             raise ValueError("atoms must lie in [0,1]; move the point masses inside the unit interval")
         self._weights = weights
+        cdf = np.cumsum(weights)
+        self._cdf = cdf / cdf[-1]
 
     @classmethod
     def uniform(cls) -> "Mixture01":
@@ -112,8 +114,10 @@ class Mixture01:
         return float(out) if out.ndim == 0 else out
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n draws: the component of each by the draws of ``rng.choice(len, size=n, p=weights)``
+        (inverse CDF of one ``rng.random(n)``, the CDF computed once), then the component's value."""
         n = int(n)
-        which = rng.choice(len(self._weights), size=n, p=self._weights)
+        which = np.searchsorted(self._cdf, rng.random(n), side="right")
         out = np.empty(n)
         for c, (_, a, b) in enumerate(self.betas):
             idx = np.flatnonzero(which == c)
