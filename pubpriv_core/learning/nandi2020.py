@@ -251,17 +251,32 @@ def _chunk_thresholds(idx, cut, x_sorted):
 def erm_chunk_thresholds(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """B_PAC for agnostic chunks (BTT18 baseline): per row of (k, s) arrays, the empirical risk
     minimiser among the s+1 dichotomies, represented by the midpoint threshold (leftmost ERM)."""
-    order = np.argsort(x, axis=1)
-    xs = np.take_along_axis(x, order, axis=1)
-    ys = np.take_along_axis(y, order, axis=1).astype(np.int64)
+    return _erm_rows(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(y, dtype=np.int8))
+
+
+@numba.njit(cache=True)
+def _erm_rows(x, y):
+    """Per row: sort by x, mistakes of every cut (first minimum), midpoint threshold."""
     k, s = x.shape
-    pos_before = np.concatenate([np.zeros((k, 1), np.int64), np.cumsum(ys, axis=1)], axis=1)
-    neg_from = np.concatenate([np.cumsum((1 - ys)[:, ::-1], axis=1)[:, ::-1],
-                               np.zeros((k, 1), np.int64)], axis=1)
-    cut = np.argmin(pos_before + neg_from, axis=1)
-    padded = np.concatenate([np.zeros((k, 1)), xs, np.ones((k, 1))], axis=1)
-    left, right = padded[np.arange(k), cut], padded[np.arange(k), cut + 1]
-    return np.where(cut == 0, 0.0, np.where(cut == s, 1.0, 0.5 * (left + right)))
+    out = np.empty(k)
+    for r in range(k):
+        order = np.argsort(x[r])
+        negatives = s
+        for v in y[r]:
+            negatives -= v
+        best, cut, pos = negatives, 0, 0       # cut 0: every point negative-side
+        for i in range(1, s + 1):
+            pos += y[r, order[i - 1]]
+            mistakes = 2 * pos - i + negatives
+            if mistakes < best:
+                best, cut = mistakes, i
+        if cut == 0:
+            out[r] = 0.0
+        elif cut == s:
+            out[r] = 1.0
+        else:
+            out[r] = 0.5 * (x[r, order[cut - 1]] + x[r, order[cut]])
+    return out
 
 
 @dataclass
@@ -295,18 +310,28 @@ def subsamp_answer_counts(ct1: np.ndarray, k: int, T: float, lam: float, w: floa
     vote = (2 * ct1 > k).astype(np.int8)                      # ties go to 0 (argmax of ct)
     noisy = np.abs(2 * ct1 - k) + rng.laplace(0.0, 2 * lam, m)
     bottom = np.zeros(m, bool)
-    i = c = 0
-    while i < m and c <= T:
-        w_hat = w + rng.laplace(0.0, lam)
-        fails = np.flatnonzero(noisy[i:] <= w_hat)
-        if fails.size == 0:
-            i = m
-            break
-        bottom[i + fails[0]] = True
-        i, c = i + fails[0] + 1, c + 1
+    i, c = _sparse_vector(noisy, float(T), float(lam), float(w), rng, bottom)
     coin = rng.integers(0, 2, m, dtype=np.int8)
     labels = np.where(bottom | (np.arange(m) >= i), coin, vote)
     return SubSampOutput(labels, bottom, i, c)
+
+
+@numba.njit(cache=True)
+def _sparse_vector(noisy, T, lam, w, rng, bottom):
+    """Steps 8–11: from the current query, the first with noisy distance ≤ ŵ = w + Lap(λ) (a
+    fresh ŵ after each ⊥) is ⊥; stop after T + 1 ⊥ or at the end. Returns (queries processed,
+    ⊥ count); one scan over the queries in all."""
+    m, i, c = noisy.size, 0, 0
+    while i < m and c <= T:
+        w_hat = w + rng.laplace(0.0, lam)
+        j = i
+        while j < m and not noisy[j] <= w_hat:
+            j += 1
+        if j == m:
+            return m, c
+        bottom[j] = True
+        i, c = j + 1, c + 1
+    return i, c
 
 
 # --------------------------------------------------------------------------- algorithms
