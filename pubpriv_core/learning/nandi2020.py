@@ -63,7 +63,7 @@ class NoisyThreshold:
         normalised exponential spacings, O(n) without a sort)."""
         if sort:
             gaps = rng.standard_exponential(n + 1)
-            x = _scaled_cumsum(gaps, gaps.sum())
+            x = scaled_cumsum(gaps, gaps.sum())
         else:
             x = rng.random(n)
         return x, self.labels(x, rng)
@@ -187,7 +187,7 @@ def _mistakes(y, sign, out):
 
 
 @numba.njit(cache=True)
-def _scaled_cumsum(gaps, total):
+def scaled_cumsum(gaps, total):
     """cumsum(gaps[:-1]) / total in one pass (the same sequential sums as ``np.cumsum``)."""
     out = np.empty(gaps.size - 1)
     acc = 0.0
