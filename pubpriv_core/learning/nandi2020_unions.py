@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .nandi2020 import AgPrivClParams, PCQRRun, SubSampParams, scaled_cumsum, btt18_T, subsamp_answer_counts
+from .nandi2020 import AgPrivClParams, PCQRRun, SubSampParams, btt18_T, scaled_cumsum, subsamp_answer_counts
 
 _BLOCK = 1 << 16  # points per checkpoint of the relabelling DP
 
