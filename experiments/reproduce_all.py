@@ -21,6 +21,7 @@ import pandas as pd
 
 from experiments.console import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, write_failure
 from experiments.release.catalogue import ARTEFACTS
+from experiments.release.reproduce import REPO
 from experiments.theory.reproduce import BOUNDS, THEORY, reproduce_theory, theory_out
 
 
@@ -33,6 +34,15 @@ class Timing:
     status: str
     wall_s: float
     out: str
+
+
+def output_root(*, quick: bool, into: str) -> Path:
+    """Root of the outputs of ``all`` (and of a theory target) without ``--out``: ``runs/quick``
+    for ``--quick``, the committed ``results/`` for ``--into results``, else ``runs/artefacts``
+    (the layout of ``experiments.release.reproduce.output_folder``)."""
+    if quick:
+        return Path("runs/quick")
+    return REPO / "results" if into == "results" else Path("runs/artefacts")
 
 
 def targets(root: Path) -> list[tuple[str, str, Path]]:

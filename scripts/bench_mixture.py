@@ -8,14 +8,12 @@ The setting and what is printed are described in :mod:`experiments.release.bench
 """
 from __future__ import annotations
 
-import argparse
-
-from experiments.console import positive_float, run_or_fail
+from experiments.console import ArgumentParser, positive_float, run_or_fail
 from experiments.release.bench.mixture import run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="run the settings whose label contains this")
     parser.add_argument("--no-mw", action="store_true", help="skip the MW estimate")
     parser.add_argument("--time-limit", type=positive_float, default=60.0,

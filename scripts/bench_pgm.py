@@ -10,15 +10,13 @@ The setting and what is printed are described in :mod:`experiments.release.bench
 """
 from __future__ import annotations
 
-import argparse
-
-from experiments.console import positive_float, positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_float, positive_int, run_or_fail
 from experiments.release.bench.pgm import PROBLEMS, VARIANTS, run_benchmark
 from pubpriv_core.algorithms.pgm import ESTIMATORS
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="nist", choices=list(PROBLEMS),
                         help="nist: MA-2019 reduced; adult: sota_adult at public.delta=0")
     parser.add_argument("--runs", type=positive_int, default=3)

@@ -11,19 +11,18 @@ The setting and what is printed are described in :mod:`experiments.release.bench
 """
 from __future__ import annotations
 
-import argparse
-
-from experiments.console import positive_int, positive_ints, run_or_fail
+from experiments.console import ArgumentParser, positive_int, positive_ints, run_or_fail
+from experiments.outputs import folder_arg
 from experiments.release.bench.scale import run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=positive_ints, default="1000,4000,16000,64000,130000")
     parser.add_argument("--workloads", type=positive_ints, default="256,1024,4096")
     parser.add_argument("--threads", type=positive_int, default=None,
                         help="numba threads per configuration (default: all cores)")
-    parser.add_argument("--out", default="results/bench")
+    parser.add_argument("--out", type=folder_arg, default="results/bench")
     parser.add_argument("--reference-dir", default=None,
                         help="a checkout of the paper's released code (terranceliu/pmw-pub): "
                              "time it beside each configuration on the same inputs")

@@ -192,11 +192,13 @@ class _StatusSequence:
     """A stand-in HiGHS model whose runs end in the given statuses, one per run."""
 
     def __init__(self, *statuses):
-        self.statuses, self.cleared, self.limits = list(statuses), 0, []
+        self.statuses, self.cleared, self.limits, self.presolve = list(statuses), 0, [], []
 
     def setOptionValue(self, name, value):
         if name == "time_limit":
             self.limits.append(value)
+        if name == "presolve":
+            self.presolve.append(value)
 
     def run(self):
         self.status = self.statuses.pop(0)
@@ -216,14 +218,17 @@ def test_an_unknown_status_is_solved_again_from_scratch():
     status = highspy.HighsModelStatus
     model = _StatusSequence(status.kUnknown, status.kOptimal)
     assert mixture_lp._run(model, 10.0) == status.kOptimal and model.cleared == 1
-    assert 0 < model.limits[1] <= 10.0
+    assert 0 < model.limits[1] <= 10.0 and model.presolve == ["off", "choose"]
+    # an infeasible model that HiGHS left Unknown is reported infeasible by the second run
+    infeasible = _StatusSequence(status.kUnknown, status.kInfeasible)
+    assert mixture_lp._run(infeasible, 10.0) == status.kInfeasible
     with pytest.raises(RuntimeError, match="LP failed"):
         mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 10.0)
     with pytest.raises(LPTimeLimitError):
         mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 0.0)
 
 
-def test_the_engine_operator_gives_the_matrix_solution():
+def test_the_engine_operator_gives_the_matrix_solution(monkeypatch):
     p = problem(15, 300)
     present, floor = _split(p.public_answerer, p.true_answers)
     matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
@@ -237,6 +242,17 @@ def test_the_engine_operator_gives_the_matrix_solution():
     a = constraint_generation(matrix, target, floor, p.public_weights, 60.0)
     b = constraint_generation(operator, target, floor, p.public_weights, 60.0)
     assert b.certified and b.value == pytest.approx(a.value, abs=1e-9)
+    # a tight non-zero budget per round: more rounds, the same certified value
+    sizes = matrix.getnnz(axis=1)
+    cells = np.arange(matrix.shape[0])
+    excess = np.linspace(0.0, 1.0, cells.size)
+    kept = mixture_lp._within_nonzeros(cells, excess, sizes, int(sizes[-3:].sum()))
+    assert np.array_equal(kept, cells[-3:])
+    assert mixture_lp._within_nonzeros(cells, excess, sizes, 0).size == 1
+    monkeypatch.setattr(mixture_lp, "OPERATOR_JOIN_NONZEROS", 3 * int(sizes.max()))
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)
+    c = constraint_generation(operator, target, floor, p.public_weights, 60.0)
+    assert c.certified and c.value == pytest.approx(a.value, abs=1e-9)
 
 
 def test_a_stalled_warm_restart_is_solved_afresh(monkeypatch):

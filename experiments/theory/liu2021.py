@@ -32,6 +32,7 @@ from matplotlib.patches import Patch
 from omegaconf import DictConfig
 
 from experiments.theory.plotting import KEY_COLOR
+from experiments.theory.progress import part, plan
 from experiments.theory.runner import progress_logging, register, save_figure, seeded_rng, stream_rng, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
@@ -451,16 +452,23 @@ def figure_thm44(sup: pd.DataFrame, dom: pd.DataFrame, fits: dict):
 def run(cfg: DictConfig) -> None:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    mix = mixture_sweep(cfg, out)
-    pmw = pmwpub_sweep(cfg, out)
+    plan(["mixture", "pmwpub", "support", "domain", "lemma42", "audit"])
+    with part("mixture"):
+        mix = mixture_sweep(cfg, out)
+    with part("pmwpub"):
+        pmw = pmwpub_sweep(cfg, out)
     save_figure(figure_mixture_and_pmwpub(mix, pmw, cfg), out / "fig_mixture_and_pmwpub.png")
     rng = seeded_rng(cfg, 9)
     summary = summarize(mix, pmw, cfg, rng)
-    sup, sup_fit = sweep(cfg, out, "support", rng)
-    dom, dom_fit = sweep(cfg, out, "domain", rng)
+    with part("support"):
+        sup, sup_fit = sweep(cfg, out, "support", rng)
+    with part("domain"):
+        dom, dom_fit = sweep(cfg, out, "domain", rng)
     save_figure(figure_thm44(sup, dom, {"support": sup_fit, "domain": dom_fit}), out / "fig_thm44_support_domain.png")
-    lemma42(cfg, out)
-    audit(cfg, out)
+    with part("lemma42"):
+        lemma42(cfg, out)
+    with part("audit"):
+        audit(cfg, out)
     write_summary(out, {**summary, "support": sup_fit, "domain": dom_fit})
 
 

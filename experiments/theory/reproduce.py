@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.theory.runner import CONF_DIR, compose, run_theory
+from experiments.theory.runner import compose, run_theory, theory_presets
 
 #: the theory artefacts, one per preset conf/experiment/theory_<paper>.yaml
-THEORY = tuple(sorted(p.stem for p in (CONF_DIR / "experiment").glob("theory_*.yaml")))
+THEORY = tuple(theory_presets())
 BOUNDS = "bounds"
 
 #: ``--quick`` overrides per theory preset: every section runs, on tiny grids
@@ -68,13 +68,6 @@ def theory_out(root: Path, name: str) -> Path:
     """Output folder of a theory artefact under ``root``: ``root/theory/<paper>`` (``root/bounds``
     for the bound curves), the layout of ``results/``."""
     return root / BOUNDS if name == BOUNDS else root / "theory" / name.removeprefix("theory_")
-
-
-def preset_out(name: str) -> Path:
-    """The preset's own output folder (its ``out``, under ``results/``)."""
-    if name == BOUNDS:
-        return Path("results") / BOUNDS
-    return Path(str(compose([f"experiment={name}"]).experiment.out))
 
 
 def reproduce_theory(name: str, out: Path, quick: bool = False) -> None:

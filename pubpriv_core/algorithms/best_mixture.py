@@ -122,6 +122,21 @@ def dp_best_mixture_error(problem: ReleaseProblem, eps_f: float,
     return float(privacy.laplace_mechanism(value, 1.0 / (problem.n * eps_f), rng))
 
 
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, method: str = "both",
+          mw_iters: int = 100, lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> None:
+    """The input checks of :func:`run_best_mixture`, without solving: the method and a public
+    source."""
+    _check_method(method)
+    if problem.public_support is None:
+        raise ValueError("best_mixture needs a public source; set public=... in the config")
+
+
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
+                         f"{', '.join(METHODS)}")
+
+
 def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                      rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
                      lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
@@ -136,9 +151,7 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
     LP's level τ (at least the absent-cell floor c, the bound with no LP), the upper bound the
     smallest max error of any reweighting found (the LP's μ, the MW estimate's best iterate).
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
-                         f"{', '.join(METHODS)}")
+    _check_method(method)
     start = time.perf_counter()
     answerer = problem.public_answerer
     trace = {"lp_value": float("nan"), "mw_value": float("nan"), "method": method}
