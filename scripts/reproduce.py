@@ -11,6 +11,11 @@
     python scripts/reproduce.py sota_adult      # ADULT (Δ = 0, 0.65): the same algorithms
     python scripts/reproduce.py fig1_acs        # Fig. 1 on ACS via folktables (needs internet)
     python scripts/reproduce.py fig3_fraction   # Fig. 3 on ACS via folktables (needs internet)
+    python scripts/reproduce.py theory_liu2021  # a theory preset (theory_<paper>), or bounds
+    python scripts/reproduce.py all             # every artefact above that runs offline, the
+                                                #   theory presets and the bound curves, timed
+                                                #   (table: <root>/walltimes.md; root runs/artefacts,
+                                                #   results with --into results, or --out)
     options: --quick (1 run, 2 ε, first value of the other axes)
              --tuning paper|best_average|validation (paper, §5.4: PMW^Pub on validation data
              where it was run, the baselines by their best average)
@@ -20,21 +25,27 @@
              runs/artefacts/, the default, or into the committed results/) --out DIR
 
 The artefacts are listed in :mod:`experiments.release.catalogue`; the work is
-:func:`experiments.release.reproduce.reproduce`.
+:func:`experiments.release.reproduce.reproduce`, for the theory presets
+:mod:`experiments.theory.reproduce` and for ``all`` :mod:`experiments.reproduce_all`.
 """
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from experiments.console import ArgumentParser, worker_count
 from experiments.release.catalogue import ALIASES, ARTEFACTS
 from experiments.release.reproduce import reproduce
 from experiments.release.tuning import METHODS
+from experiments.reproduce_all import output_root, reproduce_all, run_theory_target
+from experiments.theory.reproduce import BOUNDS, THEORY, theory_out
+
+OTHERS = ("all", BOUNDS, *THEORY)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("artefact", choices=sorted([*ARTEFACTS, *ALIASES]))
+    parser.add_argument("artefact", choices=sorted([*ARTEFACTS, *ALIASES, *OTHERS]))
     parser.add_argument("--quick", action="store_true", help="tiny grid (pipeline check)")
     parser.add_argument("--tuning", choices=METHODS, help="T selection (default: artefact's)")
     parser.add_argument("--jobs", type=worker_count, default=2, help="joblib workers (table1: 1)")
@@ -49,10 +60,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-run", action="store_true",
                         help="only collect, select and plot (no records: the committed runs.csv)")
     args = parser.parse_args(argv)
+    if args.artefact in OTHERS:
+        return dispatch(args)
     return reproduce(args.artefact, quick=args.quick, tuning=args.tuning, jobs=args.jobs,
                      settings=args.set, data_root=args.data_root, results_dir=args.results_dir,
                      out=args.out, no_run=args.no_run, into=args.into,
                      command=list(sys.argv[1:] if argv is None else argv))
+
+
+def dispatch(args) -> int:
+    """``all`` (``--out``: the root of the artefacts' folders), a theory preset or the bound
+    curves (``--out``: its folder); without ``--out`` the roots of
+    :func:`experiments.reproduce_all.output_root`."""
+    root = output_root(quick=args.quick, into=args.into)
+    if args.artefact == "all":
+        release = {"tuning": args.tuning, "jobs": args.jobs, "settings": args.set,
+                   "data_root": args.data_root, "results_dir": args.results_dir, "no_run": args.no_run}
+        return reproduce_all(Path(args.out) if args.out else root, quick=args.quick, release_kwargs=release)
+    out = Path(args.out) if args.out else theory_out(root, args.artefact)
+    return run_theory_target(args.artefact, out, args.quick)
 
 
 if __name__ == "__main__":

@@ -162,3 +162,30 @@ def test_finite_distribution_sample_is_rng_choice():
     a = D.sample(1000, np.random.default_rng(5))
     b = D.points[np.random.default_rng(5).choice(7, size=1000, p=D.probs)]
     assert np.array_equal(a, b)
+
+
+def test_gap_masses_reuse_the_left_rule_cdf_exactly():
+    """With the "left" rule's representatives F(r_i) is F just above x_(i): reusing those values
+    gives the same numbers as evaluating F at the representatives (continuous and grid cases)."""
+    cases = [(Thresholds(None), Mixture01(betas=[(0.6, 1.0, 1.0)], atoms=[(0.2, 0.3), (0.2, 0.7)])),
+             (Thresholds(64), FiniteDistribution(np.arange(1, 60, 3), np.full(20, 0.05)))]
+    for cls, dist in cases:
+        T = dist.sample(40, np.random.default_rng(1))
+        reps = cls.cover(T, "left")[:, 0]
+        e, g = A.gap_masses(T, reps, dist)
+        xs = np.unique(T)
+        top = 1.0 if cls.N is None else np.iinfo(np.int64).max
+        f_lo = np.concatenate([[0.0], dist.prob_below(A._just_above(xs))])
+        f_hi, f_r = dist.prob_below(np.append(xs, top)), dist.prob_below(reps)
+        assert np.array_equal(e, np.maximum(f_r - f_lo, f_hi - f_r)) and np.array_equal(g, f_hi - f_lo)
+
+
+def test_mixture_sample_draws_what_rng_choice_draws():
+    """Mixture01.sample picks components by the inverse CDF of rng.random: the same draws (and
+    generator state) as rng.choice(p=weights) followed by the components' values."""
+    fast, ref = np.random.default_rng(2), np.random.default_rng(2)
+    got = D_MIX.sample(3000, fast)
+    which = ref.choice(3, size=3000, p=[0.6, 0.25, 0.15])
+    want = np.where(which == 1, 0.3, 0.8)
+    want[which == 0] = ref.beta(0.5, 3.0, size=int(np.sum(which == 0)))
+    assert np.array_equal(got, want) and fast.random() == ref.random()

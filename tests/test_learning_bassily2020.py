@@ -144,3 +144,57 @@ def test_stumps_mixed_interpolates_public_and_private():
     assert bc.stumps_mixed(mu, 10 ** 8, 0, 1.0, 1e-6, rng) < 0.01       # private only
     with pytest.raises(ValueError, match="n \\+ m"):
         bc.stumps_mixed(mu, 0, 0, 1.0, 1e-6, rng)
+
+
+def _reference_pmw(true, mw, params, rng, max_passes=1000, block=65536):
+    """The offline PMW loop written with numpy calls (the compiled loop must match it exactly)."""
+    def first_above(start, t_hat):
+        q, size = len(true), 16
+        while start < q:
+            idx = np.arange(start, min(q, start + size))
+            diff = true[idx] - mw.answers_at(idx)
+            above = np.flatnonzero(np.abs(diff) + rng.laplace(0, 2 * params.sigma_test, len(idx)) >= t_hat)
+            if above.size:
+                return int(idx[above[0]]), float(diff[above[0]])
+            start, size = start + size, min(2 * size, block)
+        return None, 0.0
+
+    eta, theta = params.a / 2, 3 * params.a / 4
+    updates = passes = reach = 0
+    t_hat = theta + rng.laplace(0, params.sigma_test)
+    while updates < params.c and passes < max_passes:
+        passes += 1
+        start, hit = 0, False
+        while updates < params.c:
+            j, diff = first_above(start, t_hat)
+            if j is None:
+                reach = len(true)
+                break
+            mw.update(j, diff + rng.laplace(0, params.sigma_value) < 0, eta)
+            updates, hit, start = updates + 1, True, j + 1
+            reach = max(reach, start)
+            t_hat = theta + rng.laplace(0, params.sigma_test)
+        if not hit:
+            break
+    return mw.answers(), updates, passes, reach
+
+
+@pytest.mark.parametrize("kind,size,n,block", [("prefix", 300, 2000, 65536), ("prefix", 4096, 20000, 64),
+                                                ("prefix", 50, 10 ** 9, 65536), ("product", 64, 5000, 65536),
+                                                ("product", 16, 200, 8)])
+def test_compiled_pmw_equals_the_numpy_loop(kind, size, n, block):
+    """Same answers (bitwise), counts and generator state after, halting and quiet runs alike."""
+    data = np.random.default_rng(size)
+    if kind == "prefix":
+        true = np.concatenate([[0.0], np.cumsum(data.dirichlet(np.full(size, 0.5)))])
+        make = lambda: bc.PrefixMW(size, np.arange(size + 1))  # noqa: E731
+    else:
+        true = data.uniform(0.1, 0.9, size)
+        make = lambda: bc.ProductMW(size)  # noqa: E731
+    params = bc.PMWParams(0.2, 1.0, 1e-6, size if kind == "prefix" else 2 ** size, n)
+    fast_rng, ref_rng = np.random.default_rng(3), np.random.default_rng(3)
+    fast = bc.offline_pmw(true, make(), params, fast_rng, block=block)
+    answers, updates, passes, reach = _reference_pmw(true, make(), params, ref_rng, block=block)
+    assert np.array_equal(fast.answers, answers) and fast.updates == updates > 0
+    assert (fast.passes, fast.reach) == (passes, reach)
+    assert fast_rng.random() == ref_rng.random()

@@ -146,3 +146,72 @@ def test_exact_audit_of_sspp_and_relabel_selection(sensitivity, passes):
     result = exact_audit(law, alphabet, 3)
     assert result.passes(eps) == passes
     assert result.eps_max > 0.5 * eps
+
+
+def test_compiled_building_blocks_equal_their_numpy_forms():
+    """Labels draw the same numbers as rng.random(shape) < η; prefix mistakes and the consistent
+    chunk thresholds equal the cumulative-sum and masked max/min forms exactly."""
+    task = nb.NoisyThreshold(0.4, 0.1)
+    x = np.random.default_rng(3).random((40, 7))
+    fast_rng, ref_rng = np.random.default_rng(4), np.random.default_rng(4)
+    assert np.array_equal(task.labels(x, fast_rng), ((x >= 0.4) ^ (ref_rng.random(x.shape) < 0.1)).astype(np.int8))
+    assert fast_rng.random() == ref_rng.random()
+    y = (np.random.default_rng(5).random(1001) < 0.3).astype(np.int8)
+    neg = 1 - y.astype(np.int64)
+    ref = np.concatenate([[0], np.cumsum(y, dtype=np.int64)]) + np.concatenate([np.cumsum(neg[::-1])[::-1], [0]])
+    assert np.array_equal(nb.prefix_mistakes(y), ref)
+    xs = np.sort(np.random.default_rng(6).random(500))
+    for cut in (0, 3, 250, 500):
+        idx = np.random.default_rng(cut).integers(0, 500, (64, 9))
+        lo, hi = np.where(idx < cut, idx, -1).max(axis=1), np.where(idx >= cut, idx, 500).min(axis=1)
+        pad = np.concatenate([[0.0], xs, [1.0]])
+        ref = np.where(lo < 0, 0.0, np.where(hi >= 500, 1.0, 0.5 * (pad[lo + 1] + pad[hi + 1])))
+        assert np.array_equal(nb.consistent_chunk_thresholds(idx, cut, xs), ref)
+
+
+def test_sorted_sample_is_the_normalised_exponential_cumsum():
+    fast, ref = np.random.default_rng(8), np.random.default_rng(8)
+    x, _ = nb.NoisyThreshold(0.5, 0.05).sample(10001, fast, sort=True)
+    gaps = ref.standard_exponential(10002)
+    assert np.array_equal(x, np.cumsum(gaps[:-1]) / gaps.sum())
+
+
+def _erm_numpy(x, y):
+    order = np.argsort(x, axis=1)
+    xs, ys = np.take_along_axis(x, order, axis=1), np.take_along_axis(y, order, axis=1).astype(np.int64)
+    k, s = x.shape
+    mistakes = (np.concatenate([np.zeros((k, 1), np.int64), np.cumsum(ys, axis=1)], axis=1)
+                + np.concatenate([np.cumsum((1 - ys)[:, ::-1], axis=1)[:, ::-1], np.zeros((k, 1), np.int64)], axis=1))
+    cut = np.argmin(mistakes, axis=1)
+    padded = np.concatenate([np.zeros((k, 1)), xs, np.ones((k, 1))], axis=1)
+    mid = 0.5 * (padded[np.arange(k), cut] + padded[np.arange(k), cut + 1])
+    return np.where(cut == 0, 0.0, np.where(cut == s, 1.0, mid))
+
+
+def _subsamp_numpy(ct1, k, T, lam, w, rng):
+    m = len(ct1)
+    vote = (2 * ct1 > k).astype(np.int8)
+    noisy = np.abs(2 * ct1 - k) + rng.laplace(0.0, 2 * lam, m)
+    bottom, i, c = np.zeros(m, bool), 0, 0
+    while i < m and c <= T:
+        fails = np.flatnonzero(noisy[i:] <= w + rng.laplace(0.0, lam))
+        if fails.size == 0:
+            i = m
+            break
+        bottom[i + fails[0]] = True
+        i, c = i + fails[0] + 1, c + 1
+    coin = rng.integers(0, 2, m, dtype=np.int8)
+    return np.where(bottom | (np.arange(m) >= i), coin, vote), bottom, i, c
+
+
+def test_compiled_erm_and_sparse_vector_equal_the_numpy_loops():
+    x = np.random.default_rng(9).random((300, 16))
+    y = (np.random.default_rng(10).random((300, 16)) < 0.4).astype(np.int8)
+    assert np.array_equal(nb.erm_chunk_thresholds(x, y), _erm_numpy(x, y))
+    for T, w in ((3.0, 40.0), (50.0, 5.0), (1e9, 0.0)):              # halting, partial and quiet runs
+        ct1 = np.random.default_rng(11).integers(0, 201, 5000)
+        fast_rng, ref_rng = np.random.default_rng(12), np.random.default_rng(12)
+        out = nb.subsamp_answer_counts(ct1, 200, T, 3.0, w, fast_rng)
+        labels, bottom, i, c = _subsamp_numpy(ct1, 200, T, 3.0, w, ref_rng)
+        assert np.array_equal(out.labels, labels) and np.array_equal(out.bottom, bottom)
+        assert (out.answered, out.c) == (i, c) and fast_rng.random() == ref_rng.random()

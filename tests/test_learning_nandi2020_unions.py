@@ -83,3 +83,14 @@ def test_noisy_union_validates_and_labels():
         U.NoisyUnion((0.2, 0.1))
     with pytest.raises(ValueError, match="eta"):
         U.NoisyUnion((0.1, 0.2), 0.5)
+
+
+def test_compiled_labels_and_sorted_sample_equal_the_numpy_forms():
+    task = U.NoisyUnion.spaced(3, 0.1)
+    x = np.random.default_rng(1).random((30, 7))
+    fast, ref = np.random.default_rng(2), np.random.default_rng(2)
+    assert np.array_equal(task.labels(x, fast), task.target(x) ^ (ref.random(x.shape) < 0.1).astype(np.int8))
+    xs, _ = task.sample_sorted(1000, fast)
+    gaps = ref.standard_exponential(1001)
+    ref.random(1000)
+    assert np.array_equal(xs, np.cumsum(gaps[:-1]) / gaps.sum()) and fast.random() == ref.random()

@@ -32,9 +32,10 @@ def test_apap_p_and_dichotomy_sections(tmp_path):
     assert fits["thm10_shape_slope"] > 0 and fits["thm10_fit"]["c"] > 0
     dich = bass.dichotomy_sweep(cfg, tmp_path).set_index("m")
     assert dich.loc[2000, "n_star"] == 1 < dich.loc[0, "n_star"]   # enough public data: no private
-    bass.plot_extra(bass.regime_sweep(_cfg("bassily2020", tmp_path, "experiment.regime.n=[4096]",
-                                           "experiment.regime.log2N=[4]", "experiment.regime.trials=2"),
-                                      tmp_path), df, dich.reset_index(), fits, cfg, tmp_path)
+    regime = bass.regime_sweep(_cfg("bassily2020", tmp_path, "experiment.regime.n=[4096]",
+                                    "experiment.regime.log2N=[4]", "experiment.regime.trials=2"), tmp_path)
+    theory.save_figure(bass.figure_regime_p_dichotomy(regime, df, dich.reset_index(), fits, cfg),
+                       tmp_path / "fig_regime_p_dichotomy.png")
     assert (tmp_path / "fig_regime_p_dichotomy.png").exists()
 
 

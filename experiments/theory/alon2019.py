@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
+from experiments.theory.fits import bound_curve, repeated_calls, searched, slope_row  # noqa: E402
 from experiments.theory.progress import part, plan  # noqa: E402
 from experiments.theory.runner import register, save_figure  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
@@ -46,14 +46,15 @@ def mixture(spec) -> Mixture01:
     return Mixture01(betas=[tuple(b) for b in spec.betas], atoms=[tuple(a) for a in spec.atoms])
 
 
-def _nstars(cfg, store, fn, alpha: float, key: str, n_min: int = 1, n_max: int = 2**40, repeats=None) -> list:
-    """n* of ``fn`` from ``repeats`` (default ``cfg.repeats``) independent searches (seeds cfg.seed,
-    cfg.seed + 1, …)."""
+def _search_calls(cfg, store, fn, alpha: float, key: str, n_min: int = 1, n_max: int = 2**40,
+                  repeats=None) -> list:
+    """The ``repeats`` (default ``cfg.repeats``) independent n* searches of ``fn`` (seeds cfg.seed,
+    cfg.seed + 1, …) as calls; each runs its trials in one process (searches run in parallel)."""
     def search(k, seed):
         return empirical_sample_complexity(fn, alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
                                            n_min=n_min, n_max=n_max, rel_tol=cfg.rel_tol, seed=seed,
-                                           n_jobs=cfg.n_jobs, store=store, key=k).n_star
-    return repeated_nstar(search, key, cfg.seed, cfg.repeats if repeats is None else repeats)
+                                           n_jobs=1, store=store, key=k).n_star
+    return repeated_calls(search, key, cfg.seed, cfg.repeats if repeats is None else repeats)
 
 
 def _joined(values) -> str:
@@ -71,18 +72,21 @@ def cover_trial(cls_name: str, dist: Mixture01, rule: str, n_pub: int, rng) -> f
 
 
 def cover_sweep(cfg, store) -> pd.DataFrame:
-    rows = []
+    settings = []
     for cls_name in cfg.cover.classes:
         for dname, spec in cfg.cover.dists.items():
             for alpha in cfg.cover.alphas:
                 fn = functools.partial(cover_trial, cls_name, mixture(spec), cfg.cover.rule)
-                stars = _nstars(cfg, store, fn, alpha, f"cover/{cls_name}/{dname}/alpha={alpha}")
-                d = CLASSES[cls_name][1]
-                rows.append({"class": cls_name, "vc": d, "dist": dname, "alpha": alpha, "n_pub_star": stars[0],
-                             "n_pub_star_mean": float(np.mean(stars)), "n_pub_star_repeats": _joined(stars),
-                             "alon2019.lemma3.3": evaluate("alon2019.lemma3.3", d=d, alpha=alpha, beta=cfg.beta).value,
-                             "alon2019.thm4.1": evaluate("alon2019.thm4.1", alpha=alpha).value})
-                print(f"cover {cls_name} {dname} alpha={alpha} n_pub*={stars}", flush=True)
+                settings.append(({"class": cls_name, "vc": CLASSES[cls_name][1], "dist": dname, "alpha": alpha},
+                                 _search_calls(cfg, store, fn, alpha, f"cover/{cls_name}/{dname}/alpha={alpha}")))
+    rows = []
+    for row, stars in searched(settings, cfg.n_jobs):
+        rows.append(row | {"n_pub_star": stars[0], "n_pub_star_mean": float(np.mean(stars)),
+                           "n_pub_star_repeats": _joined(stars),
+                           "alon2019.lemma3.3": evaluate("alon2019.lemma3.3", d=row["vc"], alpha=row["alpha"],
+                                                         beta=cfg.beta).value,
+                           "alon2019.thm4.1": evaluate("alon2019.thm4.1", alpha=row["alpha"]).value})
+        print(f"cover {row['class']} {row['dist']} alpha={row['alpha']} n_pub*={stars}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -103,22 +107,34 @@ def fit_slopes(table: pd.DataFrame, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot_cover(out: Path, table: pd.DataFrame) -> None:
-    fig, ax = plt.subplots(figsize=(7, 4.8))
-    for k, ((cls_name, dname), g) in enumerate(table.groupby(["class", "dist"])):
-        ls = "-" if cls_name == "thresholds" else "--"
-        ax.plot(1 / g.alpha, g.n_pub_star_mean, marker="o", ls=ls, color=f"C{k}",
-                label=f"{cls_name}, {dname} (measured, mean of repeats)")
-    for cls_name, g in table.groupby("class"):
-        g = g.drop_duplicates("alpha")
-        ax.plot(1 / g.alpha, g["alon2019.lemma3.3"], color="k", ls=":" if cls_name == "thresholds" else "-.",
-                lw=1, label=f"Lemma 3.3 (VC={int(g.vc.iloc[0])})")
-    g = table.drop_duplicates("alpha")
-    ax.plot(1 / g.alpha, g["alon2019.thm4.1"], color="gray", lw=1, label="Thm 4.1 lower bound 1/(1600α)")
-    ax.set(xscale="log", yscale="log", xlabel="1/α", ylabel="public samples n_pub",
-           title="public α-cover: measured n_pub(α, β=0.05) vs bounds")
-    ax.legend(fontsize=7, ncol=2)
-    save_figure(fig, out / "cover_npub.png")
+_DIST_MARKERS = {"uniform": dict(marker="o", ms=7), "skewed": dict(marker="s", ms=10, mfc="none", mew=1.5),
+                 "atoms": dict(marker="^", ms=6)}
+
+
+def figure_cover(table: pd.DataFrame, beta: float):
+    """One panel per class: measured n_pub* per distribution (distinct markers, so coinciding
+    series stay visible), Lemma 3.3's explicit size, and Thm 4.1's lower bound where it is at
+    least one sample (it is 1/(1600α), below one sample on the whole α grid: then only stated)."""
+    classes = list(dict.fromkeys(table["class"]))
+    fig, axes = plt.subplots(1, len(classes), figsize=(5.6 * len(classes), 4.6), squeeze=False)
+    for ax, cls_name in zip(axes[0], classes):
+        t = table[table["class"] == cls_name]
+        for k, (dname, g) in enumerate(t.groupby("dist", sort=False)):
+            ax.plot(1 / g.alpha, g.n_pub_star_mean, ls="-", color=f"C{k}", lw=1.2,
+                    label=f"{dname} (measured, mean of repeats)", **_DIST_MARKERS.get(dname, {}))
+        g = t.drop_duplicates("alpha")
+        ax.plot(1 / g.alpha, g["alon2019.lemma3.3"], color="k", ls=":", lw=1,
+                label=f"Lemma 3.3 explicit (VC={int(g.vc.iloc[0])})")
+        lower = g[g["alon2019.thm4.1"] >= 1]
+        if len(lower):
+            ax.plot(1 / lower.alpha, lower["alon2019.thm4.1"], color="gray", lw=1,
+                    label="Thm 4.1 lower bound 1/(1600α)")
+        ax.set(xscale="log", yscale="log", xlabel="1/α", ylabel="public samples n_pub", title=cls_name)
+        ax.legend(fontsize=7)
+    top = table["alon2019.thm4.1"].max()
+    note = "" if top >= 1 else f"; Thm 4.1's lower bound 1/(1600α) is ≤ {top:.2g} samples here (< 1, not drawn)"
+    fig.suptitle(f"public α-cover: measured n_pub(α, β={beta}) vs Lemma 3.3{note}", fontsize=10)
+    return fig
 
 
 # ------------------------------------------------------------------ (b) ASSPP vs private-only
@@ -143,15 +159,17 @@ def asspp_trial(method: str, bits: int, width: int, noise: float, n_pub: int, ep
 
 def asspp_sweep(cfg, store) -> pd.DataFrame:
     c = cfg.asspp
-    rows = []
+    settings = []
     for method in ["asspp", "private_only"]:
         for bits in c.bits:
             fn = functools.partial(asspp_trial, method, int(bits), c.width, c.noise, c.n_pub, cfg.eps, c.alpha)
-            stars = _nstars(cfg, store, fn, c.alpha, f"asspp/{method}/bits={bits}")
-            rows.append({"method": method, "log2_N": int(bits), "n_pub": c.n_pub if method == "asspp" else 0,
-                         "n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
-                         "n_priv_star_repeats": _joined(stars)})
-            print(f"asspp {method} log2N={bits} n_priv*={stars}", flush=True)
+            settings.append(({"method": method, "log2_N": int(bits), "n_pub": c.n_pub if method == "asspp" else 0},
+                             _search_calls(cfg, store, fn, c.alpha, f"asspp/{method}/bits={bits}")))
+    rows = []
+    for row, stars in searched(settings, cfg.n_jobs):
+        rows.append(row | {"n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
+                           "n_priv_star_repeats": _joined(stars)})
+        print(f"asspp {row['method']} log2N={row['log2_N']} n_priv*={stars}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -337,18 +355,25 @@ def derived_n_priv(alpha: float, radius: float, H_size: float, beta: float, eps:
 
 
 def growing_sweep(cfg, store) -> pd.DataFrame:
+    """Per (distribution, n_pub): n_priv* from ``c.repeats`` searches and the cover statistics,
+    all computed in parallel."""
     c = cfg.growing
-    rows = []
+    settings = []
     for name, spec in c.dists.items():
         for n_pub in c.n_pub:
             fn = functools.partial(growing_trial, name, spec, c.noise, int(n_pub), cfg.eps)
-            stars = _nstars(cfg, store, fn, c.alpha, f"growing/{name}/n_pub={n_pub}", n_max=2**20, repeats=c.repeats)
-            size, radius = cover_stats(name, spec, int(n_pub), c.noise, cfg.beta, c.cover_draws, cfg.seed)
-            rows.append({"dist": name, "n_pub": int(n_pub), "cover_size_mean": size, "cover_radius_q": radius,
-                         "n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
-                         "n_priv_star_repeats": _joined(stars),
-                         "alon2019.asspp.excess (n_priv)": derived_n_priv(c.alpha, radius, size, cfg.beta, cfg.eps)})
-            print(f"growing {name} n_pub={n_pub} |H|={size:.0f} n_priv*={stars}", flush=True)
+            stats_call = functools.partial(cover_stats, name, spec, int(n_pub), c.noise, cfg.beta, c.cover_draws,
+                                           cfg.seed)
+            settings.append(({"dist": name, "n_pub": int(n_pub)},
+                             [stats_call, *_search_calls(cfg, store, fn, c.alpha, f"growing/{name}/n_pub={n_pub}",
+                                                         n_max=2**20, repeats=c.repeats)]))
+    rows = []
+    for row, ((size, radius), *stars) in searched(settings, cfg.n_jobs):
+        rows.append(row | {"cover_size_mean": size, "cover_radius_q": radius,
+                           "n_priv_star": stars[0], "n_priv_star_mean": float(np.mean(stars)),
+                           "n_priv_star_repeats": _joined(stars),
+                           "alon2019.asspp.excess (n_priv)": derived_n_priv(c.alpha, radius, size, cfg.beta, cfg.eps)})
+        print(f"growing {row['dist']} n_pub={row['n_pub']} |H|={size:.0f} n_priv*={stars}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -428,7 +453,7 @@ def run(cfg) -> None:
             table = cover_sweep(cfg, store)
             table.to_csv(out / "cover_npub.csv", index=False)
             fit_slopes(table, cfg.seed).to_csv(out / "cover_slopes.csv", index=False)
-            plot_cover(out, table)
+            save_figure(figure_cover(table, cfg.beta), out / "cover_npub.png")
     if "asspp" in parts:
         with part("asspp"):
             table = asspp_sweep(cfg, store)

@@ -18,14 +18,18 @@ Sections (resumable through ``RecordStore`` records under ``<out>/records``):
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from omegaconf import DictConfig
 
+from experiments.theory.fits import run_parallel, searched
+from experiments.theory.plotting import KEY_COLOR
 from experiments.theory.runner import register, save_figure, seeded_rng, write_summary
 from pubpriv_core.bounds import evaluate
 from experiments.theory.progress import part, plan
@@ -79,25 +83,40 @@ class StumpTrial:
         return bc.stumps_public_only(self.mu(), size, rng)
 
 
-def _n_star(trial, cfg, store, key: str, n_min: int):
-    res = empirical_sample_complexity(trial, cfg.alpha, cfg.beta, trials=cfg.trials, n_min=n_min,
-                                      rel_tol=cfg.rel_tol, seed=cfg.seed, n_jobs=cfg.n_jobs,
-                                      store=store, key=key)
-    print(f"[bassily2020] {key}: n*={res.n_star}", flush=True)
-    return res.n_star
+def _search_call(trial, cfg, store, key: str, n_min: int):
+    """The n* search of ``trial`` as a call (its trials in one process; searches run in parallel)."""
+    def search():
+        return empirical_sample_complexity(trial, cfg.alpha, cfg.beta, trials=cfg.trials, n_min=n_min,
+                                           rel_tol=cfg.rel_tol, seed=cfg.seed, n_jobs=1, store=store, key=key).n_star
+    return search
+
+
+def _n_stars(cfg, settings: list[tuple[dict, list]]) -> list[tuple[dict, list]]:
+    """Run every setting's searches in parallel and print each n*."""
+    done = searched(settings, cfg.n_jobs)
+    for row, stars in done:
+        print(f"[bassily2020] {row.get('key', row)}: n*={stars}", flush=True)
+    return done
 
 
 def apap_sweep(cfg, out: Path) -> pd.DataFrame:
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for alg, Ns, m in (("private_pmw", cfg.apap.N_private, 0), ("apap", cfg.apap.N_apap, cfg.apap.m)):
         for logN in Ns:
             trial = ThresholdTrial(2 ** int(logN), int(m), cfg.alpha, cfg.eps, cfg.delta,
                                    cfg.apap.beta_a, cfg.apap.beta_b)
-            n_star = _n_star(trial, cfg, store, f"apap/{alg}/logN={int(logN)}", int(cfg.apap.n_min))
-            rows.append({"alg": alg, "log2N": int(logN), "m": int(m), "n_star": n_star,
-                         **_apap_bounds(cfg, alg, 2 ** int(logN)),
-                         **(_apap_split(cfg, store, int(logN), n_star) if m > 0 and n_star else {})})
+            key = f"apap/{alg}/logN={int(logN)}"
+            settings.append(({"alg": alg, "log2N": int(logN), "m": int(m), "key": key},
+                             [_search_call(trial, cfg, store, key, int(cfg.apap.n_min))]))
+    found = _n_stars(cfg, settings)
+    splits = run_parallel([functools.partial(_apap_split, cfg, store, row["log2N"], n_star)
+                           for row, (n_star,) in found if row["m"] > 0 and n_star], cfg.n_jobs)
+    rows = []
+    for row, (n_star,) in found:
+        row = {k: v for k, v in row.items() if k != "key"}
+        extra = splits.pop(0) if row["m"] > 0 and n_star else {}
+        rows.append(row | {"n_star": n_star, **_apap_bounds(cfg, row["alg"], 2 ** row["log2N"]), **extra})
     df = pd.DataFrame(rows)
     df.to_csv(out / "apap_vs_N.csv", index=False)
     return df
@@ -135,12 +154,15 @@ def _apap_bounds(cfg, alg: str, N: int) -> dict:
 
 def stumps_sweep(cfg, out: Path) -> pd.DataFrame:
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for method in ("gaussian", "pmw", "public"):
         for p in cfg.stumps.p[method]:
             trial = StumpTrial(method, int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed))
-            size = _n_star(trial, cfg, store, f"stumps/{method}/p={int(p)}", int(cfg.stumps.n_min[method]))
-            rows.append({"method": method, "p": int(p), "size_star": size, **_stump_bounds(cfg, int(p))})
+            key = f"stumps/{method}/p={int(p)}"
+            settings.append(({"method": method, "p": int(p), "key": key},
+                             [_search_call(trial, cfg, store, key, int(cfg.stumps.n_min[method]))]))
+    rows = [{"method": row["method"], "p": row["p"], "size_star": size, **_stump_bounds(cfg, row["p"])}
+            for row, (size,) in _n_stars(cfg, settings)]
     df = pd.DataFrame(rows)
     df.to_csv(out / "stumps_vs_p.csv", index=False)
     return df
@@ -225,24 +247,25 @@ def regime_sweep(cfg, out: Path) -> pd.DataFrame:
     """Private-only PMW at fixed n against N (``cfg.regime``): per (N, n) the budget c, the
     false-⊤ probability P0 of one exactly answered query, P0·(N + 1) (false ⊤ per full pass),
     and over the trials the success rate, the error, the share of thresholds the sparse vector
-    reached and the error on those it never tested."""
+    reached and the error on those it never tested. Every trial of every cell runs in parallel."""
     store = RecordStore(out / "records")
+    cells = [(int(n), int(logN)) for n in cfg.regime.n for logN in cfg.regime.log2N]
+    settings = [({"n": n, "log2N": logN}, [functools.partial(_cached, store, f"regime/logN={logN}/n={n}/r={r}",
+                                                            functools.partial(regime_trial, cfg, logN, n, r))
+                                           for r in range(cfg.regime.trials)]) for n, logN in cells]
     rows = []
-    for n in cfg.regime.n:
-        for logN in cfg.regime.log2N:
-            recs = Parallel(n_jobs=cfg.n_jobs)(delayed(_cached)(
-                store, f"regime/logN={int(logN)}/n={int(n)}/r={r}",
-                lambda r=r: regime_trial(cfg, int(logN), int(n), r)) for r in range(cfg.regime.trials))
-            params = bc.PMWParams(cfg.alpha, cfg.eps, cfg.delta, 2 ** int(logN), int(n))
-            p0 = bc.false_top_probability(params)
-            g = pd.DataFrame(recs)
-            rows.append({"log2N": int(logN), "n": int(n), "c": params.c, "sigma_test": params.sigma_test,
-                         "threshold": 3 * params.a / 4, "p_false_top": p0,
-                         "false_top_per_pass_over_c": p0 * (2 ** int(logN) + 1) / params.c,
-                         "trials": len(g), "success_rate": float((g.err <= cfg.alpha).mean()),
-                         "err_mean": g.err.mean(), "reach_share": float((g.reach / (2 ** int(logN) + 1)).mean()),
-                         "passes_mean": g.passes.mean(), "halted_share": float(g.halted.mean()),
-                         "err_beyond_reach_mean": g.err_beyond_reach.mean()})
+    for row, recs in searched(settings, cfg.n_jobs):
+        n, logN = row["n"], row["log2N"]
+        params = bc.PMWParams(cfg.alpha, cfg.eps, cfg.delta, 2 ** logN, n)
+        p0 = bc.false_top_probability(params)
+        g = pd.DataFrame(recs)
+        rows.append({"log2N": logN, "n": n, "c": params.c, "sigma_test": params.sigma_test,
+                     "threshold": 3 * params.a / 4, "p_false_top": p0,
+                     "false_top_per_pass_over_c": p0 * (2 ** logN + 1) / params.c,
+                     "trials": len(g), "success_rate": float((g.err <= cfg.alpha).mean()),
+                     "err_mean": g.err.mean(), "reach_share": float((g.reach / (2 ** logN + 1)).mean()),
+                     "passes_mean": g.passes.mean(), "halted_share": float(g.halted.mean()),
+                     "err_beyond_reach_mean": g.err_beyond_reach.mean()})
     df = pd.DataFrame(rows)
     df.to_csv(out / "private_pmw_regime.csv", index=False)
     return df
@@ -261,82 +284,143 @@ def _thm10_alpha(cfg, p: int, n: int) -> float:
 
 def apap_p_sweep(cfg, out: Path, rng: np.random.Generator) -> tuple[pd.DataFrame, dict]:
     """APAP on S_p with m public draws at fixed n, ``trials`` runs per p: ±1 error against p,
-    its bootstrap slope and Thm 10's shape with a fitted constant."""
+    its bootstrap slope over all p and, separately, over Thm 10's regime (the p where n suffices:
+    success rate ≥ 1 − β), and Thm 10's shape with its constant fitted on that regime."""
     store = RecordStore(out / "records")
     a = cfg.apap_p
+    settings = [({"p": int(p)}, [functools.partial(_cached, store, f"apap_p/p={int(p)}/m={int(a.m)}/n={int(a.n)}/r={r}",
+                                                   functools.partial(_apap_p_trial, cfg, int(p), r))
+                                 for r in range(a.trials)]) for p in a.p]
     rows, y_trials = [], []
-    for p in a.p:
-        trial = StumpTrial("apap", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(a.m))
-        recs = Parallel(n_jobs=cfg.n_jobs)(delayed(_cached)(
-            store, f"apap_p/p={int(p)}/m={int(a.m)}/n={int(a.n)}/r={r}",
-            lambda r=r: {"err": trial(int(a.n), seeded_rng(cfg, 12, p, a.n, r))}) for r in range(a.trials))
-        errs = np.array([rec["err"] for rec in recs])
+    for row, recs in searched(settings, cfg.n_jobs):
+        p, errs = row["p"], np.array([rec["err"] for rec in recs])
         y_trials.append(errs)
         rows.append({"p": int(p), "m": int(a.m), "n": int(a.n), "trials": len(errs), "err_mean": errs.mean(),
                      "err_sd": errs.std(ddof=1), "success_rate": float((errs <= cfg.alpha).mean()),
                      "thm10_alpha_shape": _thm10_alpha(cfg, int(p), int(a.n))})
     df = pd.DataFrame(rows)
-    fit = fit_constant(df.thm10_alpha_shape, df.err_mean)
+    df["in_regime"] = df.success_rate >= 1 - cfg.beta
+    reg = df[df.in_regime]
+    fit = fit_constant(reg.thm10_alpha_shape, reg.err_mean) if len(reg) else fit_constant(df.thm10_alpha_shape, df.err_mean)
     df["thm10_alpha_fitted"] = fit.c * df.thm10_alpha_shape
     df.to_csv(out / "apap_vs_p.csv", index=False)
     slope = bootstrap_slope(df.p, y_trials, rng=rng)
     shape_slope = float(np.polyfit(np.log(df.p), np.log(df.thm10_alpha_shape), 1)[0])
     return df, {"slope_log_err_vs_log_p": slope.__dict__, "text": slope.text(),
-                "thm10_shape_slope": shape_slope, "thm10_fit": fit.__dict__, "thm10_fit_text": fit.text()}
+                "regime": _regime_slope(reg, cfg), "thm10_shape_slope": shape_slope,
+                "thm10_fit": fit.__dict__, "thm10_fit_text": fit.text(),
+                "thm10_fit_on": f"p in Thm 10's regime ({len(reg)} points)" if len(reg) else "all p"}
+
+
+def _apap_p_trial(cfg, p: int, r: int) -> dict:
+    """Trial r of APAP on S_p at the fixed n of ``cfg.apap_p``."""
+    a = cfg.apap_p
+    trial = StumpTrial("apap", p, cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(a.m))
+    return {"err": trial(int(a.n), seeded_rng(cfg, 12, p, a.n, r))}
+
+
+def _regime_slope(reg: pd.DataFrame, cfg) -> dict:
+    """Least-squares slope of log mean error on log p over the p where n suffices (success rate
+    ≥ 1 − β); fewer than 5 points carry no CI (``bootstrap_slope`` refuses them)."""
+    slope = float(np.polyfit(np.log(reg.p), np.log(reg.err_mean), 1)[0]) if len(reg) >= 2 else float("nan")
+    ps = ", ".join(str(int(p)) for p in reg.p)
+    return {"p": [int(p) for p in reg.p], "slope": slope,
+            "text": f"slope {slope:.3g} on p ∈ {{{ps}}} (success ≥ {1 - cfg.beta:.0%}; {len(reg)} points, no CI)"}
 
 
 def dichotomy_sweep(cfg, out: Path) -> pd.DataFrame:
     """Thm 13 with mixed data: private n* of the S_p release that combines n private and m public
     draws, against m, for each p; public-only m* and √p/α beside it."""
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for p in cfg.dichotomy.p:
         public = StumpTrial("public", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed))
-        m_star = _n_star(public, cfg, store, f"stumps/public/p={int(p)}", 1)
+        calls = [_search_call(public, cfg, store, f"stumps/public/p={int(p)}", 1)]
         for m in cfg.dichotomy.m:
             trial = StumpTrial("mixed", int(p), cfg.alpha, cfg.eps, cfg.delta, int(cfg.seed), int(m))
-            n_star = _n_star(trial, cfg, store, f"dichotomy/p={int(p)}/m={int(m)}", 1)
-            rows.append({"p": int(p), "m": int(m), "n_star": n_star, "public_only_m_star": m_star,
-                         "sqrt_p_over_alpha": float(np.sqrt(p) / cfg.alpha),
-                         "one_over_alpha_sq": float(1 / cfg.alpha ** 2)})
+            calls.append(_search_call(trial, cfg, store, f"dichotomy/p={int(p)}/m={int(m)}", 1))
+        settings.append(({"p": int(p), "key": f"dichotomy/p={int(p)}"}, calls))
+    rows = []
+    for row, (m_star, *n_stars) in _n_stars(cfg, settings):
+        p = row["p"]
+        rows += [{"p": p, "m": int(m), "n_star": n_star, "public_only_m_star": m_star,
+                  "sqrt_p_over_alpha": float(np.sqrt(p) / cfg.alpha), "one_over_alpha_sq": float(1 / cfg.alpha ** 2)}
+                 for m, n_star in zip(cfg.dichotomy.m, n_stars)]
     df = pd.DataFrame(rows)
     df.to_csv(out / "dichotomy.csv", index=False)
     return df
 
 
-def plot_extra(regime: pd.DataFrame, apap_p: pd.DataFrame, dich: pd.DataFrame, fits: dict, cfg,
-               out: Path) -> None:
+def _keyed_legend(ax, colours: dict[str, str], styles: dict[str, dict]) -> None:
+    """One legend entry per colour (a series) and per line style (a kind, in the key colour)."""
+    handles = [Patch(color=c, label=label) for label, c in colours.items()]
+    handles += [Line2D([], [], color=KEY_COLOR, label=label, **style) for label, style in styles.items()]
+    ax.legend(handles=handles, fontsize=6)
+
+
+_REACH = dict(marker="s", ls=":", mfc="none")
+_ERROR = dict(marker="o", ls="-")
+
+
+def _regime_panel(ax, regime: pd.DataFrame, cfg) -> None:
+    colours = {}
+    for i, (n, g) in enumerate(regime.groupby("n")):
+        g = g.sort_values("log2N")
+        ax.plot(g.log2N, g.err_mean, color=f"C{i}", **_ERROR)
+        ax.plot(g.log2N, g.reach_share, color=f"C{i}", **_REACH)
+        colours[f"n = {n:,}"] = f"C{i}"
+    ax.axhline(cfg.alpha, color="k", lw=0.8, ls="--")
+    _keyed_legend(ax, colours, {"mean ±1 error": _ERROR, "share of thresholds reached": _REACH,
+                                f"α = {cfg.alpha}": dict(ls="--", lw=0.8)})
+    ax.set_xlabel("log2 N")
+    ax.set_title("private-only PMW: error and sparse-vector reach", fontsize=9)
+
+
+def _apap_p_panel(ax, apap_p: pd.DataFrame, fits: dict, cfg) -> None:
+    """Error against p; points outside Thm 10's regime (success < 1 − β) hollow."""
+    m, n = int(apap_p.m.iloc[0]), int(apap_p.n.iloc[0])
+    ax.loglog(apap_p.p, apap_p.err_mean, "-", color="C0", lw=1)
+    inside, outside = apap_p[apap_p.in_regime], apap_p[~apap_p.in_regime]
+    ax.loglog(inside.p, inside.err_mean, "o", color="C0", ls="none",
+              label=f"APAP, m={m}, n={n:,}: success ≥ {1 - cfg.beta:.0%} (Thm 10's regime)")
+    if len(outside):
+        ax.loglog(outside.p, outside.err_mean, "o", color="C0", mfc="none", ls="none",
+                  label=f"APAP: success < {1 - cfg.beta:.0%} (n too small for α)")
+    ax.loglog(apap_p.p, apap_p.thm10_alpha_fitted, "k--", lw=0.8,
+              label=f"Thm 10 shape, {fits['thm10_fit_text']} on {fits['thm10_fit_on']}")
+    ax.set_xlabel("p (dual VC dimension of S_p)")
+    ax.set_ylabel("±1 error (mean over trials)")
+    ax.set_title(f"in regime: {fits['regime']['text']}\nall p (weak: levels off): {fits['text']}", fontsize=7)
+    ax.legend(fontsize=6)
+
+
+def _dichotomy_panel(ax, dich: pd.DataFrame, cfg) -> None:
+    """Private n* against m on a log axis (n* ≥ 1), √p/α and the public-only m* per p."""
+    colours = {}
+    for i, (p, g) in enumerate(dich.groupby("p")):
+        g = g.sort_values("m")
+        ax.plot(g.m, g.n_star, color=f"C{i}", **_ERROR)
+        ax.axhline(np.sqrt(p) / cfg.alpha, color=f"C{i}", lw=0.8, ls=":")
+        ax.axvline(g.public_only_m_star.iloc[0], color=f"C{i}", lw=0.8, ls="--")
+        colours[f"p = {p}: √p/α = {np.sqrt(p) / cfg.alpha:.0f}, public-only m* = {g.public_only_m_star.iloc[0]}"] = f"C{i}"
+    ax.set_yscale("log")
+    _keyed_legend(ax, colours, {"private n*(m)": _ERROR, "√p/α": dict(ls=":", lw=0.8),
+                                "public-only m*": dict(ls="--", lw=0.8)})
+    ax.set_xlabel("public draws m")
+    ax.set_ylabel("private n* for ±1 error ≤ α")
+    ax.set_title("Thm 13 with mixed data (S_p)", fontsize=9)
+
+
+def figure_regime_p_dichotomy(regime: pd.DataFrame, apap_p: pd.DataFrame, dich: pd.DataFrame, fits: dict, cfg):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(15, 4.3))
-    for i, (n, g) in enumerate(regime.groupby("n")):
-        g = g.sort_values("log2N")
-        ax.plot(g.log2N, g.err_mean, "o-", color=f"C{i}", label=f"n={n}: mean ±1 error")
-        ax.plot(g.log2N, g.reach_share, "s:", color=f"C{i}", mfc="none", label=f"n={n}: share of thresholds reached")
-    ax.axhline(cfg.alpha, color="k", lw=0.8, ls="--", label=f"α = {cfg.alpha}")
-    ax.set_xlabel("log2 N")
-    ax.set_title("private-only PMW: error and sparse-vector reach", fontsize=9)
-    ax.legend(fontsize=6)
-    bx.loglog(apap_p.p, apap_p.err_mean, "o-", label=f"APAP on S_p, m={int(apap_p.m.iloc[0])}, n={int(apap_p.n.iloc[0])}")
-    bx.loglog(apap_p.p, apap_p.thm10_alpha_fitted, "k--", lw=0.8,
-              label=f"Thm 10 shape, {fits['thm10_fit_text']}")
-    bx.set_xlabel("p (dual VC dimension of S_p)")
-    bx.set_ylabel("±1 error (mean over trials)")
-    bx.set_title(f"APAP vs p: {fits['text']}", fontsize=7)
-    bx.legend(fontsize=6)
-    for i, (p, g) in enumerate(dich.groupby("p")):
-        g = g.sort_values("m")
-        cx.plot(g.m, g.n_star, "o-", color=f"C{i}", label=f"p={p}: private n*(m)")
-        cx.axhline(np.sqrt(p) / cfg.alpha, color=f"C{i}", lw=0.8, ls=":", label=f"√p/α = {np.sqrt(p) / cfg.alpha:.0f}")
-        cx.axvline(g.public_only_m_star.iloc[0], color=f"C{i}", lw=0.8, ls="--", label=f"public-only m* = {g.public_only_m_star.iloc[0]}")
-    cx.set_yscale("symlog", linthresh=10)
-    cx.set_xlabel("public draws m")
-    cx.set_ylabel("private n* for ±1 error ≤ α")
-    cx.set_title("Thm 13 with mixed data (S_p)", fontsize=9)
-    cx.legend(fontsize=6)
-    save_figure(fig, out / "fig_regime_p_dichotomy.png")
+    fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(15, 4.6))
+    _regime_panel(ax, regime, cfg)
+    _apap_p_panel(bx, apap_p, fits, cfg)
+    _dichotomy_panel(cx, dich, cfg)
+    return fig
 
 
 @register("bassily2020")
@@ -356,7 +440,7 @@ def run(cfg: DictConfig) -> None:
         apap_p, fits = apap_p_sweep(cfg, out, seeded_rng(cfg, 13))
     with part("dichotomy"):
         dich = dichotomy_sweep(cfg, out)
-    plot_extra(regime, apap_p, dich, fits, cfg, out)
+    save_figure(figure_regime_p_dichotomy(regime, apap_p, dich, fits, cfg), out / "fig_regime_p_dichotomy.png")
     write_summary(out, {**summary, "apap_vs_p": fits})
 
 

@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
+from experiments.theory.fits import bound_curve, repeated_calls, searched, slope_row  # noqa: E402
 from experiments.theory.progress import part, plan  # noqa: E402
 from experiments.theory.runner import register, save_figure  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
@@ -143,37 +143,36 @@ def reconstruction_trial(T: int, mu: float, n: int, rng) -> bool:
 
 
 # ------------------------------------------------------------------ sweeps
-def _search(fn, cfg, store, key, n_min=1, n_jobs=None):
-    res = empirical_sample_complexity(fn, cfg.alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
-                                      n_min=n_min, n_max=int(cfg.n_max), rel_tol=cfg.rel_tol, seed=cfg.seed,
-                                      n_jobs=cfg.n_jobs if n_jobs is None else n_jobs, store=store, key=key)
-    return res.n_star
-
-
-def _repeated(fn, cfg, store, key, repeats: int, n_min=1, n_jobs=None) -> dict:
-    """n* from ``repeats`` independent searches: seed-0 value, mean and all values (';'-joined)."""
+def _search_calls(fn, cfg, store, key, repeats: int = 1, n_min=1) -> list:
+    """``repeats`` independent n* searches of ``fn`` (seeds cfg.seed + r) as calls; each runs its
+    trials in one process, the searches of a sweep run in parallel (``cfg.n_jobs``)."""
     def search(k, seed):
         return empirical_sample_complexity(fn, cfg.alpha, cfg.beta, trials=cfg.trials, confidence=cfg.confidence,
                                            n_min=n_min, n_max=int(cfg.n_max), rel_tol=cfg.rel_tol, seed=seed,
-                                           n_jobs=cfg.n_jobs if n_jobs is None else n_jobs, store=store,
-                                           key=k).n_star
-    stars = repeated_nstar(search, key, cfg.seed, repeats)
+                                           n_jobs=1, store=store, key=k).n_star
+    return repeated_calls(search, key, cfg.seed, repeats)
+
+
+def _repeats(stars: list) -> dict:
+    """n* of the seed-0 search, the mean and all values (';'-joined)."""
     return {"n_star": stars[0], "n_star_mean": float(np.mean(stars)), "n_star_repeats": ";".join(map(str, stars))}
 
 
 def point_sweep(cfg, store) -> pd.DataFrame:
-    rows = []
+    settings = []
     for learner in cfg.point.learners:
         for d in cfg.point.d:
             if learner == "representation" and d < cfg.point.representation_min_d:
                 continue
             fn = functools.partial(point_trial, learner, int(d), cfg.alpha, cfg.beta, cfg.eps)
             heavy = learner == "improper"
-            res = _repeated(fn, cfg, store, f"point/{learner}/d={d}", 1 if heavy else cfg.repeats,
-                            n_min=int(cfg.point.improper_n_min) if heavy else 1,
-                            n_jobs=cfg.n_jobs_heavy if heavy else cfg.n_jobs)
-            rows.append({"learner": learner, "d": int(d)} | res)
-            print(f"point {learner:15s} d={d:3d} n*={res['n_star_repeats']}", flush=True)
+            settings.append(({"learner": learner, "d": int(d)},
+                             _search_calls(fn, cfg, store, f"point/{learner}/d={d}", 1 if heavy else cfg.repeats,
+                                           n_min=int(cfg.point.improper_n_min) if heavy else 1)))
+    rows = []
+    for row, stars in searched(settings, cfg.n_jobs):
+        rows.append(row | _repeats(stars))
+        print(f"point {row['learner']:15s} d={row['d']:3d} n*={rows[-1]['n_star_repeats']}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -207,16 +206,18 @@ def slopes_table(cfg, point: pd.DataFrame | None, interval: pd.DataFrame | None,
 def family_sweep(cfg, store) -> pd.DataFrame:
     """n* per family member; the worst case is the max (``worst_case_sample_complexity`` semantics)."""
     f = cfg.family
-    rows = []
+    settings = []
     for learner in f.learners:
         for d in (f.improper_d if learner == "improper" else f.d):
             for name in family(int(d), cfg.alpha, f.spread):
                 fn = functools.partial(family_trial, learner, int(d), cfg.alpha, cfg.beta, cfg.eps, f.spread, name)
-                heavy = learner == "improper"
-                n_star = _search(fn, cfg, store, f"family/{learner}/d={d}/{name}", n_min=f.improper_n_min if heavy else 1,
-                                 n_jobs=cfg.n_jobs_heavy if heavy else cfg.n_jobs)
-                rows.append({"learner": learner, "d": int(d), "distribution": name, "n_star": n_star})
-                print(f"family {learner} d={d} {name} n*={n_star}", flush=True)
+                settings.append(({"learner": learner, "d": int(d), "distribution": name},
+                                 _search_calls(fn, cfg, store, f"family/{learner}/d={d}/{name}",
+                                               n_min=f.improper_n_min if learner == "improper" else 1)))
+    rows = []
+    for row, (n_star,) in searched(settings, cfg.n_jobs):
+        rows.append(row | {"n_star": n_star})
+        print(f"family {row['learner']} d={row['d']} {row['distribution']} n*={n_star}", flush=True)
     table = pd.DataFrame(rows)
     table["worst_case"] = table.groupby(["learner", "d"]).n_star.transform("max") == table.n_star
     return table
@@ -243,14 +244,15 @@ def reconstruction_table(cfg, store) -> pd.DataFrame:
 
 
 def seed_sweep(cfg, store) -> pd.DataFrame:
+    settings = [({"ell": int(ell), "d": int(cfg.seed_learner.d)},
+                 _search_calls(functools.partial(seed_trial, int(ell), int(cfg.seed_learner.d), cfg.alpha, cfg.eps),
+                               cfg, store, f"seed/d={cfg.seed_learner.d}/ell={ell}"))
+                for ell in cfg.seed_learner.ell]
     rows = []
-    for ell in cfg.seed_learner.ell:
-        fn = functools.partial(seed_trial, int(ell), int(cfg.seed_learner.d), cfg.alpha, cfg.eps)
-        n_star = _search(fn, cfg, store, f"seed/d={cfg.seed_learner.d}/ell={ell}")
-        exact = evaluate("beimel2014.lemma3.4.exact", d=int(ell), alpha=cfg.alpha, beta=cfg.beta, eps=cfg.eps).value
-        rows.append({"ell": int(ell), "d": int(cfg.seed_learner.d), "n_star": n_star,
-                     "exact_em_over_2^ell_candidates": exact})
-        print(f"seed ell={ell} n*={n_star} exact={exact}", flush=True)
+    for row, (n_star,) in searched(settings, cfg.n_jobs):
+        exact = evaluate("beimel2014.lemma3.4.exact", d=row["ell"], alpha=cfg.alpha, beta=cfg.beta, eps=cfg.eps).value
+        rows.append(row | {"n_star": n_star, "exact_em_over_2^ell_candidates": exact})
+        print(f"seed ell={row['ell']} n*={n_star} exact={exact}", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -330,25 +332,28 @@ def _exact_success(m: int, d: int, alpha: float, eps: float) -> float:
 
 
 def interval_sweep(cfg, store) -> pd.DataFrame:
+    settings = [({"d": int(d)}, _search_calls(functools.partial(interval_trial, int(d), cfg.alpha, cfg.eps),
+                                              cfg, store, f"interval/d={d}", cfg.repeats)) for d in cfg.interval.d]
     rows = []
-    for d in cfg.interval.d:
-        fn = functools.partial(interval_trial, int(d), cfg.alpha, cfg.eps)
-        res = _repeated(fn, cfg, store, f"interval/d={d}", cfg.repeats)
-        bound = evaluate("beimel2014.lemma5.2", d=int(d), beta=cfg.beta, eps=cfg.eps).value
-        rows.append({"d": int(d)} | res | {"beimel2014.lemma5.2": bound})
-        print(f"interval d={d:3d} n*={res['n_star_repeats']} lemma5.2={bound:.1f}", flush=True)
+    for row, stars in searched(settings, cfg.n_jobs):
+        bound = evaluate("beimel2014.lemma5.2", d=row["d"], beta=cfg.beta, eps=cfg.eps).value
+        rows.append(row | _repeats(stars) | {"beimel2014.lemma5.2": bound})
+        print(f"interval d={row['d']:3d} n*={rows[-1]['n_star_repeats']} lemma5.2={bound:.1f}", flush=True)
     return pd.DataFrame(rows)
 
 
 def release_sweep(cfg, store) -> pd.DataFrame:
-    rows = []
+    settings = []
     for method, ds in [("laplace", cfg.release.laplace_d), ("blr", cfg.release.blr_d)]:
         for d in ds:
             fn = functools.partial(release_trial, method, int(d), cfg.alpha, cfg.eps, int(cfg.release.n_hat))
-            res = _repeated(fn, cfg, store, f"release/{method}/d={d}", 1 if method == "blr" else cfg.repeats,
-                            n_jobs=cfg.n_jobs_heavy if method == "blr" else cfg.n_jobs)
-            rows.append({"method": method, "d": int(d)} | res)
-            print(f"release {method} d={d} n*={res['n_star_repeats']}", flush=True)
+            settings.append(({"method": method, "d": int(d)},
+                             _search_calls(fn, cfg, store, f"release/{method}/d={d}",
+                                           1 if method == "blr" else cfg.repeats)))
+    rows = []
+    for row, stars in searched(settings, cfg.n_jobs):
+        rows.append(row | _repeats(stars))
+        print(f"release {row['method']} d={row['d']} n*={rows[-1]['n_star_repeats']}", flush=True)
     return pd.DataFrame(rows)
 
 

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from experiments.theory.plotting import place_legends  # noqa: E402
 from pubpriv_core.bounds import evaluate, get_bound, list_bounds  # noqa: E402
 from pubpriv_core.bounds.curves import PAPERS  # noqa: E402
 
@@ -100,8 +101,9 @@ def draw_panel(ax, panel) -> None:
     ax.legend(fontsize=7, loc="best", framealpha=0.85)
 
 
-def plot_paper(paper: str, out: Path) -> list[Path]:
-    panels = PAPERS[paper]()
+def paper_figure(paper: str, panels: list | None = None):
+    """The laid-out figure of one paper's panels, each legend placed off the curves."""
+    panels = PAPERS[paper]() if panels is None else panels
     cols = 2 if len(panels) == 4 else len(panels)
     rows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(6.2 * cols, 4.8 * rows), squeeze=False)
@@ -110,6 +112,13 @@ def plot_paper(paper: str, out: Path) -> list[Path]:
     fig.suptitle(f"{paper}: bounds from pubpriv_core.bounds (solid = explicit constants, "
                  "dashed = O(·) shape with c = 1)", fontsize=11)
     fig.tight_layout()
+    place_legends(fig)
+    return fig
+
+
+def plot_paper(paper: str, out: Path) -> list[Path]:
+    panels = PAPERS[paper]()
+    fig = paper_figure(paper, panels)
     png, csv = out / f"{paper}.png", out / f"{paper}.csv"
     fig.savefig(png, dpi=110)
     plt.close(fig)

@@ -27,8 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from omegaconf import DictConfig
 
+from experiments.theory.plotting import KEY_COLOR
 from experiments.theory.progress import part, plan
 from experiments.theory.runner import progress_logging, register, save_figure, seeded_rng, stream_rng, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
@@ -40,26 +43,28 @@ from pubpriv_core.learning.slopes import bootstrap_slope, fit_constant
 from pubpriv_core.privacy import eps_from_rho, rho_from_eps
 
 
-def _mixture_value(problem, method: str) -> dict:
+def _mixture_value(problem, method: str, time_limit: float) -> dict:
     """f by ``method``; an LP that hits the solver's time limit falls back to the MW estimate."""
     try:
-        return {"f": lv.best_mixture_error(problem, method), "method": method}
+        return {"f": lv.best_mixture_error(problem, method, time_limit), "method": method}
     except LPTimeLimitError:
         return {"f": lv.best_mixture_error(problem, "mw"), "method": "mw"}
 
 
-def mixture_record(setting: lv.Setting, n: int, m: int, trial: int, seed: int, method: str) -> dict:
+def mixture_record(setting: lv.Setting, n: int, m: int, trial: int, seed: int, method: str,
+                   time_limit: float) -> dict:
     problem = lv.draw_problem(setting, n, m, stream_rng(seed, 1, int(1000 * setting.shift), m, trial))
     public_only = float(np.max(np.abs(problem.public_answerer.expand(
         problem.public_answerer.answer(problem.public_weights)) - problem.true_answers)))
     return {"shift": setting.shift, "n": n, "m": m, "trial": trial, "support": problem.support_size,
-            **_mixture_value(problem, method), "public_only": public_only,
+            **_mixture_value(problem, method, time_limit), "public_only": public_only,
             "Q_size": int(problem.true_answers.size)}
 
 
-def pmwpub_record(setting: lv.Setting, n: int, m: int, trial: int, eps_grid, T_grid, seed: int) -> dict:
+def pmwpub_record(setting: lv.Setting, n: int, m: int, trial: int, eps_grid, T_grid, seed: int,
+                  time_limit: float) -> dict:
     problem = lv.draw_problem(setting, n, m, stream_rng(seed, 2, n, m, trial))
-    f = lv.best_mixture_error(problem)
+    f = lv.best_mixture_error(problem, "lp", time_limit)
     errors = {f"{eps}/{T}": lv.pmwpub_max_error(problem, eps, T, stream_rng(seed, 3, n, trial, int(1e4 * eps), T))
               for eps in eps_grid for T in T_grid}
     return {"shift": setting.shift, "n": n, "m": m, "trial": trial, "f": f, "errors": errors,
@@ -88,7 +93,7 @@ def mixture_sweep(cfg, out: Path) -> pd.DataFrame:
             for r in range(cfg.mixture.trials):
                 method = "lp" if int(m) <= int(cfg.mixture.lp_max_m) else "mw"
                 jobs[f"mixture/shift={shift}/m={m}/{method}/r={r}"] = (
-                    mixture_record, (setting, int(cfg.mixture.n), int(m), r, cfg.seed, method))
+                    mixture_record, (setting, int(cfg.mixture.n), int(m), r, cfg.seed, method, cfg.lp_time_limit))
     df = pd.DataFrame(_run_records(store, jobs, cfg.n_jobs))
     rows, f_trials = [], {}
     for (shift, m, method), g in df.groupby(["shift", "m", "method"]):
@@ -118,7 +123,7 @@ def pmwpub_sweep(cfg, out: Path) -> pd.DataFrame:
         eps_grid = list(p.eps) if int(n) == int(p.n_fixed) else [float(p.eps_fixed)]
         for r in range(p.trials):
             jobs[f"pmwpub/n={n}/r={r}/eps={','.join(map(str, eps_grid))}"] = (
-                pmwpub_record, (setting, int(n), int(p.m), r, eps_grid, list(p.T), cfg.seed))
+                pmwpub_record, (setting, int(n), int(p.m), r, eps_grid, list(p.T), cfg.seed, cfg.lp_time_limit))
     rows = []
     for rec in _run_records(store, jobs, cfg.n_jobs):
         for key, err in rec["errors"].items():
@@ -171,36 +176,64 @@ def summarize(mix: pd.DataFrame, pmw: pd.DataFrame, cfg, rng: np.random.Generato
     return out
 
 
-def plot(mix: pd.DataFrame, pmw: pd.DataFrame, cfg, out: Path) -> None:
+PMWPUB = r"$\mathrm{PMW}^{\mathrm{Pub}}$"
+
+
+def _mixture_panel(ax, mix: pd.DataFrame, cfg) -> None:
+    """f against m per shift (colour) and kind (style): the exact LP's (1 − β)-quantile where it
+    certified in every trial, the certified values' max where only some did (not a quantile),
+    the MW-100 upper estimate beyond ``lp_max_m``, and Prop 4.3's α(m). One legend entry per
+    shift (colour) and per kind (style, in the neutral key colour)."""
+    kinds = {"lp": ("o", "-", "full", f"f, exact LP: {1 - cfg.beta:.0%} quantile of {cfg.mixture.trials} trials"),
+             "partial": ("D", "none", "none", "f, exact LP certified in only some trials: their max"),
+             "mw": ("o", ":", "none", "f upper estimate (100-round MW)"),
+             "prop": ("x", "--", "full", "Prop 4.3 α(m)")}
+    used, handles = set(), []
+    for i, (shift, g) in enumerate(mix.groupby("shift")):
+        g = g.sort_values("m")
+        lp = g[g.method == "lp"]
+        parts = {"lp": (lp[lp.trials >= cfg.mixture.trials], "f_q"), "partial": (lp[lp.trials < cfg.mixture.trials], "f_max"),
+                 "mw": (g[g.method == "mw"], "f_q"), "prop": (g.drop_duplicates("m"), "prop43_alpha")}
+        for kind, (rows, col) in parts.items():
+            if rows[col].notna().any():
+                marker, ls, fill, _ = kinds[kind]
+                ax.loglog(rows.m, rows[col], marker=marker, ls=ls, color=f"C{i}",
+                          mfc=f"C{i}" if fill == "full" else "none")
+                used.add(kind)
+        handles.append(Patch(color=f"C{i}", label=f"shift {shift} (D2 = {g.D2.iloc[0]:.2f}, D∞ = {g.Dinf.iloc[0]:.2f})"))
+    for kind in [k for k in kinds if k in used]:
+        marker, ls, fill, label = kinds[kind]
+        handles.append(Line2D([], [], marker=marker, ls=ls, color=KEY_COLOR,
+                              mfc=KEY_COLOR if fill == "full" else "none", label=label))
+    ax.set_xlabel("public sample size m")
+    ax.set_ylabel("best mixture error f(X̂)")
+    ax.set_title(f"Liu et al. 2021 Prop 4.3, preset '{cfg.preset}', {cfg.k}-way, n={cfg.mixture.n}", fontsize=9)
+    ax.legend(handles=handles, fontsize=6)
+
+
+def figure_mixture_and_pmwpub(mix: pd.DataFrame, pmw: pd.DataFrame, cfg):
+    """Left: f against m (:func:`_mixture_panel`); right: PMW^Pub's excess over f against n·ε̃
+    with Thm 4.4's private term (constant fitted)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.3))
-    for i, (shift, g) in enumerate(mix.groupby("shift")):
-        g = g.sort_values("m")
-        lab = f"shift {shift} (D2={g.D2.iloc[0]:.2f}, D∞={g.Dinf.iloc[0]:.2f})"
-        lp, mw = g[g.method == "lp"], g[g.method == "mw"]
-        ax.loglog(lp.m, lp.f_q, "o-", color=f"C{i}", label=f"f (exact LP), {1 - cfg.beta:.0%} quantile, {lab}")
-        ax.loglog(mw.m, mw.f_q, "o:", mfc="none", color=f"C{i}", label="f upper estimate (100-round MW)")
-        ax.loglog(g.m, g.prop43_alpha, "x--", color=f"C{i}", alpha=0.7, label="Prop 4.3 α(m), same shift")
-    ax.set_xlabel("public sample size m")
-    ax.set_ylabel("best mixture error f(X̂)")
-    ax.set_title(f"Liu et al. 2021 Prop 4.3, preset '{cfg.preset}', {cfg.k}-way, n={cfg.mixture.n}", fontsize=9)
-    ax.legend(fontsize=6)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.6))
+    _mixture_panel(ax, mix, cfg)
     p = cfg.pmwpub
-    for label, g, x in (("vs n (ε=%g)" % p.eps_fixed, pmw[pmw.eps == float(p.eps_fixed)], "n"),
-                        ("vs ε (n=%d)" % p.n_fixed, pmw[pmw.n == int(p.n_fixed)], "eps")):
+    for i, (label, g) in enumerate((("vs n (ε=%g)" % p.eps_fixed, pmw[pmw.eps == float(p.eps_fixed)]),
+                                    ("vs ε (n=%d)" % p.n_fixed, pmw[pmw.n == int(p.n_fixed)]))):
         g = g.sort_values(["n", "eps"])
         xs = g.n * g.eps_tilde
-        bx.loglog(xs, g.excess, "o-", label=f"PMW^Pub max error − f, {label}")
+        bx.loglog(xs, g.excess, "o-", color=f"C{i}", label=f"{PMWPUB} max error − f, {label}")
         fit = fit_constant(g.thm44_private_term, g.excess)
-        bx.loglog(xs, g.thm44_private_term * fit.c, "--", alpha=0.7, label=f"Thm 4.4 private term, {fit.text()} ({label})")
+        bx.loglog(xs, g.thm44_private_term * fit.c, "--", color=f"C{i}", alpha=0.7,
+                  label=f"Thm 4.4 private term, {fit.text()}")
     bx.set_xlabel("n·ε̃ (ε̃ = √(2ρ))")
     bx.set_ylabel("excess max error over f")
-    bx.set_title(f"PMW^Pub, shift {p.shift}, m={p.m}, best T of {list(p.T)}", fontsize=9)
+    bx.set_title(f"{PMWPUB}, shift {p.shift}, m={p.m}, best T of {list(p.T)}", fontsize=9)
     bx.legend(fontsize=6)
-    save_figure(fig, out / "fig_mixture_and_pmwpub.png")
+    return fig
 
 
 # --------------------------------------------------------------------------- |X̂| and |X| sweeps
@@ -217,7 +250,8 @@ def sweep_record(cfg, kind: str, point: int, trial: int) -> dict:
     errors = {str(T): lv.pmwpub_max_error(problem, float(p.eps), int(T), seeded_rng(cfg, 5, extra, s, trial, T))
               for T in p.T}
     return {"kind": kind, "point": point, "trial": trial, "support": s,
-            "log_domain_size": float(np.log(pair.private.domain.size())), "f": lv.best_mixture_error(problem),
+            "log_domain_size": float(np.log(pair.private.domain.size())),
+            "f": lv.best_mixture_error(problem, "lp", cfg.lp_time_limit),
             "errors": errors, "Q_size": int(problem.true_answers.size)}
 
 
@@ -385,26 +419,33 @@ def audit(cfg, out: Path) -> pd.DataFrame:
     return df
 
 
-def plot_thm44(sup: pd.DataFrame, dom: pd.DataFrame, fits: dict, out: Path) -> None:
+def figure_thm44(sup: pd.DataFrame, dom: pd.DataFrame, fits: dict):
+    """PMW^Pub's excess over f (mean ± 1.96 s.e.), Thm 4.4's private term (c fitted) and f
+    against |X̂| (left) and |X| (right), each on a log axis: the slopes in the titles are of log
+    excess on log log|X̂| and log log|X|."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
-    for ax, df, x, kind, label in ((axes[0], sup, "log_support", "support", "log|X̂| (|X| fixed)"),
-                                   (axes[1], dom, "log_domain_size", "domain", "log|X| (|X̂| fixed)")):
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
+    for ax, df, kind, label in ((axes[0], sup, "support", "public support size |X̂| (|X| fixed)"),
+                                (axes[1], dom, "domain", "data domain size |X| (|X̂| fixed)")):
+        x = df.support if kind == "support" else np.exp(df.log_domain_size)
         se = df.excess_sd / np.sqrt(df.trials)
-        ax.errorbar(df[x], df.excess_mean, yerr=1.96 * se, fmt="o-", capsize=3,
-                    label="PMW^Pub max error − f (mean, ±1.96 s.e.)")
-        ax.plot(df[x], df.thm44_fitted, "k--", lw=0.8, label=f"Thm 4.4 private term, {fits[kind]['thm44_fit_text']}")
-        ax.plot(df[x], df.f_mean, "s:", color="C2", label="best mixture error f (exact LP)")
-        ax.set_xscale("log")
+        ax.errorbar(x, df.excess_mean, yerr=1.96 * se, fmt="o-", capsize=3,
+                    label=f"{PMWPUB} max error − f (mean, ±1.96 s.e.)")
+        ax.plot(x, df.thm44_fitted, "k--", lw=0.8, label=f"Thm 4.4 private term, {fits[kind]['thm44_fit_text']}")
+        ax.plot(x, df.f_mean, "s:", color="C2", label="best mixture error f (exact LP)")
+        ax.set_xscale("log", base=2 if kind == "support" else 10)
+        if kind == "support":
+            ax.set_xticks(x, [f"{int(v):,}" for v in x])
+            ax.set_xticks([], minor=True)
         ax.set_yscale("log")
         ax.set_xlabel(label)
         ax.set_ylabel("max error")
-        ax.set_title(f"{fits[kind]['text']}", fontsize=7)
+        ax.set_title(f"log excess vs log log{'|X̂|' if kind == 'support' else '|X|'}: {fits[kind]['text']}", fontsize=7)
         ax.legend(fontsize=6)
-    save_figure(fig, out / "fig_thm44_support_domain.png")
+    return fig
 
 
 @register("liu2021")
@@ -416,14 +457,14 @@ def run(cfg: DictConfig) -> None:
         mix = mixture_sweep(cfg, out)
     with part("pmwpub"):
         pmw = pmwpub_sweep(cfg, out)
-    plot(mix, pmw, cfg, out)
+    save_figure(figure_mixture_and_pmwpub(mix, pmw, cfg), out / "fig_mixture_and_pmwpub.png")
     rng = seeded_rng(cfg, 9)
     summary = summarize(mix, pmw, cfg, rng)
     with part("support"):
         sup, sup_fit = sweep(cfg, out, "support", rng)
     with part("domain"):
         dom, dom_fit = sweep(cfg, out, "domain", rng)
-    plot_thm44(sup, dom, {"support": sup_fit, "domain": dom_fit}, out)
+    save_figure(figure_thm44(sup, dom, {"support": sup_fit, "domain": dom_fit}), out / "fig_thm44_support_domain.png")
     with part("lemma42"):
         lemma42(cfg, out)
     with part("audit"):

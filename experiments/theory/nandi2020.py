@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
-from experiments.theory.fits import bound_curve, repeated_nstar, slope_row
+from experiments.theory.fits import bound_curve, repeated_calls, searched, slope_row
 from experiments.theory.runner import register, save_figure, write_summary
 from experiments.theory.progress import part, plan
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity, run_trials
@@ -79,7 +79,7 @@ def pcqr_sweep(cfg, out: Path) -> pd.DataFrame:
     ``cfg.repeats_btt18`` independent searches); one CSV row each."""
     task = nb.NoisyThreshold(cfg.t_star, cfg.eta)
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for alg, trial_cls in (("agprivcl", AgPrivClTrial), ("btt18", BTT18Trial)):
         ms = list(cfg.ms) + (list(cfg.ms_btt18_extra) if alg == "btt18" else [])
         repeats = cfg.repeats_btt18 if alg == "btt18" else 1
@@ -89,11 +89,14 @@ def pcqr_sweep(cfg, out: Path) -> pd.DataFrame:
             def search(key, seed, trial=trial, m=m, alg=alg):
                 return empirical_sample_complexity(
                     trial, cfg.alpha + task.gamma, cfg.beta, trials=cfg.trials, n_min=_start(alg, cfg, int(m)),
-                    rel_tol=cfg.rel_tol, seed=seed, n_jobs=cfg.n_jobs, store=store, key=key).n_star
-            stars = repeated_nstar(search, f"pcqr/{alg}/m={int(m)}", cfg.seed, repeats)
-            rows.append({"alg": alg, "m": int(m), "n_star": stars[0], "n_star_mean": float(np.mean(stars)),
-                         "n_star_repeats": ";".join(map(str, stars)), **_alg_params(alg, cfg, int(m))})
-            print(f"[nandi2020] {alg} m={m}: n*={stars}", flush=True)
+                    rel_tol=cfg.rel_tol, seed=seed, n_jobs=1, store=store, key=key).n_star
+            settings.append(({"alg": alg, "m": int(m)}, repeated_calls(search, f"pcqr/{alg}/m={int(m)}", cfg.seed,
+                                                                       repeats)))
+    rows = []
+    for row, stars in searched(settings, cfg.n_jobs):
+        rows.append(row | {"n_star": stars[0], "n_star_mean": float(np.mean(stars)),
+                           "n_star_repeats": ";".join(map(str, stars)), **_alg_params(row["alg"], cfg, row["m"])})
+        print(f"[nandi2020] {row['alg']} m={row['m']}: n*={stars}", flush=True)
     df = add_bounds(pd.DataFrame(rows), cfg)
     df.to_csv(out / "pcqr_n_vs_m.csv", index=False)
     return df
@@ -239,7 +242,7 @@ def union_sweep(cfg, out: Path) -> pd.DataFrame:
     n* = 56·k·s*/ε for A_AgPrivCl and k·s* for BTT18."""
     c = cfg.unions
     store = RecordStore(out / "records")
-    rows = []
+    settings = []
     for alg, Ks, repeats in (("btt18", c.K_btt18, c.repeats_btt18), ("agprivcl", c.K_agprivcl, 1)):
         k = union_chunks(alg, cfg)
         for K in Ks:
@@ -248,18 +251,21 @@ def union_sweep(cfg, out: Path) -> pd.DataFrame:
             def search(key, seed, trial=trial):
                 return empirical_sample_complexity(trial, cfg.alpha + cfg.eta, cfg.beta, trials=cfg.trials,
                                                    n_min=int(c.s_min), n_max=int(c.s_max), rel_tol=cfg.rel_tol,
-                                                   seed=seed, n_jobs=cfg.n_jobs, store=store, key=key).n_star
-            s_stars = repeated_nstar(search, f"unions/{alg}/m={c.m}/kappa={c.kappa}/K={K}", cfg.seed, repeats)
-            scale = 56 * k / cfg.eps if alg == "agprivcl" else k
-            n_stars = [None if s is None else int(np.ceil(scale * s)) for s in s_stars]
-            d = 2 * int(K)
-            rows.append({"alg": alg, "K": int(K), "d": d, "m": int(c.m), "chunks": k,
-                         "s_star_repeats": ";".join(map(str, s_stars)), "n_star": n_stars[0],
-                         "n_star_mean": float(np.mean([n for n in n_stars if n is not None])) if any(n_stars) else np.nan,
-                         "n_star_repeats": ";".join(map(str, n_stars)),
-                         "nandi2020.thm3.3": bound_value_d("nandi2020.thm3.3", cfg, int(c.m), d),
-                         "nandi2020.thm3.3.explicit": bound_value_d("nandi2020.thm3.3.explicit", cfg, int(c.m), d)})
-            print(f"[nandi2020] unions {alg} d={d}: s*={s_stars} n*={n_stars}", flush=True)
+                                                   seed=seed, n_jobs=1, store=store, key=key).n_star
+            settings.append(({"alg": alg, "K": int(K), "chunks": k},
+                             repeated_calls(search, f"unions/{alg}/m={c.m}/kappa={c.kappa}/K={K}", cfg.seed, repeats)))
+    rows = []
+    for row, s_stars in searched(settings, cfg.n_jobs):
+        alg, k, d = row["alg"], row["chunks"], 2 * row["K"]
+        scale = 56 * k / cfg.eps if alg == "agprivcl" else k
+        n_stars = [None if s is None else int(np.ceil(scale * s)) for s in s_stars]
+        rows.append({"alg": alg, "K": row["K"], "d": d, "m": int(c.m), "chunks": k,
+                     "s_star_repeats": ";".join(map(str, s_stars)), "n_star": n_stars[0],
+                     "n_star_mean": float(np.mean([n for n in n_stars if n is not None])) if any(n_stars) else np.nan,
+                     "n_star_repeats": ";".join(map(str, n_stars)),
+                     "nandi2020.thm3.3": bound_value_d("nandi2020.thm3.3", cfg, int(c.m), d),
+                     "nandi2020.thm3.3.explicit": bound_value_d("nandi2020.thm3.3.explicit", cfg, int(c.m), d)})
+        print(f"[nandi2020] unions {alg} d={d}: s*={s_stars} n*={n_stars}", flush=True)
     df = pd.DataFrame(rows)
     df.to_csv(out / "pcqr_n_vs_d.csv", index=False)
     return df
@@ -287,26 +293,39 @@ def union_slopes(df: pd.DataFrame, cfg) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot_unions(df: pd.DataFrame, cfg, out: Path) -> list[dict]:
+def figure_unions(df: pd.DataFrame, cfg, m_fits: list[dict]):
+    """n* against d = 2K. Thm 3.3's O(·) shape and its explicit size are drawn over the whole d
+    grid of the sweep; the shape's constant is fitted on A_AgPrivCl's measured points when there
+    are at least two, else taken from the m sweep's fit (same algorithm and bound, d = 1).
+    Returns (figure, fits)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.6, 4.6))
     styles = {"agprivcl": ("C0", "A_AgPrivCl (n = 56n'/ε)"), "btt18": ("C1", "BTT18 A_SubSamp")}
-    fits = []
     for alg, g in df.groupby("alg"):
         g = g.dropna(subset=["n_star"]).sort_values("d")
         ax.loglog(g.d, g.n_star_mean, "o-", color=styles[alg][0], label=f"{styles[alg][1]}: measured n*")
-        if alg == "agprivcl" and len(g):
-            fits.append(bound_curve(ax, g.d, g["nandi2020.thm3.3"], "nandi2020.thm3.3", g.n_star_mean,
-                                    color="C0", ls="--", alpha=0.7) | {"alg": alg, "sweep": "d"})
-            fits.append(bound_curve(ax, g.d, g["nandi2020.thm3.3.explicit"], "nandi2020.thm3.3.explicit",
-                                    color="C0", ls=":", alpha=0.7) | {"alg": alg, "sweep": "d"})
+    grid = df.drop_duplicates("d").sort_values("d")
+    agp = df[df.alg == "agprivcl"].set_index("d").n_star_mean.reindex(grid.d)
+    m_fit = next((f for f in m_fits if f["bound"] == "nandi2020.thm3.3"), None)
+    constant = (m_fit["c"], "the m sweep, d = 1") if m_fit else None
+    fits = [bound_curve(ax, grid.d, grid["nandi2020.thm3.3"], "nandi2020.thm3.3", agp.to_numpy(),
+                        constant=constant, color="C0", ls="--", alpha=0.7),
+            bound_curve(ax, grid.d, grid["nandi2020.thm3.3.explicit"], "nandi2020.thm3.3.explicit",
+                        color="C0", ls=":", alpha=0.7)]
+    ax.set_xticks(grid.d, [f"{d:g}" for d in grid.d])
+    ax.set_xticks([], minor=True)
     ax.set_xlabel("VC dimension d = 2K (unions of K intervals)")
     ax.set_ylabel(f"private sample size n*(α={cfg.alpha}, β={cfg.beta})")
     ax.set_title(f"PCQR against d, m = {cfg.unions.m}, k = ⌈{cfg.unions.kappa}·w⌉ chunks, γ={cfg.eta}", fontsize=9)
     ax.legend(fontsize=6)
+    return fig, [f | {"alg": "agprivcl", "sweep": "d"} for f in fits]
+
+
+def plot_unions(df: pd.DataFrame, cfg, out: Path, m_fits: list[dict]) -> list[dict]:
+    fig, fits = figure_unions(df, cfg, m_fits)
     save_figure(fig, out / "fig_pcqr_n_vs_d.png")
     return fits
 
@@ -395,7 +414,7 @@ def run(cfg: DictConfig) -> None:
         with part("unions"):
             ud = union_sweep(cfg, out)
         table = pd.concat([table, union_slopes(ud, cfg)], ignore_index=True)
-        fits += plot_unions(ud, cfg, out)
+        fits += plot_unions(ud, cfg, out, fits)
     table.to_csv(out / "slopes.csv", index=False)
     pd.DataFrame(fits).to_csv(out / "bound_fits.csv", index=False)
     summary["slopes"] = table.to_dict(orient="records")

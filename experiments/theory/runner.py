@@ -50,9 +50,13 @@ def register(name: str, parts: tuple[str, ...] = ()):
 
 
 def save_figure(fig, path: Path) -> None:
-    """Lay out, write (130 dpi) and close one experiment figure."""
+    """Lay out, move each legend off the data (:mod:`experiments.theory.plotting`), write
+    (130 dpi) and close one experiment figure."""
     import matplotlib.pyplot as plt
+
+    from experiments.theory.plotting import place_legends
     fig.tight_layout()
+    place_legends(fig)
     fig.savefig(path, dpi=130)
     plt.close(fig)
 

@@ -230,7 +230,7 @@ def nandi2020_panels() -> list[Panel]:
     t3 = f"Universal algorithms vs α (≈ forms, d={d}, ε=1)"
     parts = [series(t3, "Thm 4.1 (this paper)", "nandi2020.thm4.1.approx", "alpha", al, d=d),
              series(t3, "Remark 1: BTT18 + ABM19", "nandi2020.remark1", "alpha", al, d=d),
-             series(t3, "BTT18 relabel d^1.5/α^2.5", "nandi2020.btt18.universal", "alpha", al,
+             series(t3, r"BTT18 relabel $d^{1.5}/\alpha^{2.5}$", "nandi2020.btt18.universal", "alpha", al,
                     d=d),
              series(t3, "DF18 d/(εα³)", "nandi2020.df18", "alpha", al, d=d, eps=1.0),
              series(t3, "DF19 d/α² + d²/(εα)", "nandi2020.df19", "alpha", al, d=d, eps=1.0),
@@ -242,7 +242,7 @@ def nandi2020_panels() -> list[Panel]:
     dims = np.unique(np.geomspace(1, 1000, 16).astype(int))
     parts = [series(t4, "closed form 50(d ln(1/α)+ln(1/β'))/α²", "nandi2020.claim3.6", "d",
                     dims, alpha=a, beta=0.1),
-             series(t4, "numeric root of 2(e n/d)^{2d} e^{-nα²/8} ≤ β'",
+             series(t4, r"numeric root of $2(en/d)^{2d}\,e^{-n\alpha^2/8} \leq \beta'$",
                     "nandi2020.claim3.6.root", "d", dims, alpha=a, beta=0.1)]
     return [p1, p2, p3, _panel(t4, "d (VC dimension)", "n_o", parts)]
 

@@ -36,9 +36,14 @@ def gap_masses(T_pub, reps: np.ndarray, dist) -> tuple[np.ndarray, np.ndarray]:
     xs = np.unique(np.asarray(T_pub))
     hi = 1.0 if np.issubdtype(xs.dtype, np.floating) else None
     upper = np.append(xs, hi if hi is not None else np.iinfo(np.int64).max)
-    f_lo = np.concatenate([[0.0], np.asarray(dist.prob_below(_just_above(xs)), dtype=float)])
+    above = _just_above(xs)
+    f_lo = np.concatenate([[0.0], np.asarray(dist.prob_below(above), dtype=float)])
     f_hi = np.asarray(dist.prob_below(upper), dtype=float)
-    f_r = np.asarray(dist.prob_below(reps), dtype=float)
+    reps = np.asarray(reps)
+    if reps.shape == f_lo.shape and np.array_equal(reps[1:], above):   # the "left" rule: F(r_i) = f_lo_i
+        f_r = np.concatenate([np.atleast_1d(dist.prob_below(reps[:1])).astype(float), f_lo[1:]])
+    else:
+        f_r = np.asarray(dist.prob_below(reps), dtype=float)
     return np.maximum(f_r - f_lo, f_hi - f_r), f_hi - f_lo
 
 

@@ -22,9 +22,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from pubpriv_core.privacy import advanced_composition, gaussian_sigma, rho_from_eps
+
+from .pmw_kernels import PREFIX, PRODUCT, offline_pmw_loop
 
 # --------------------------------------------------------------------------- distributions on [N]
 
@@ -42,7 +44,9 @@ class DiscretizedBeta:
             raise ValueError(f"N must be in [2, 2^48], got {self.N}; pass a grid size that float64 resolves")
 
     def cdf_below(self, t) -> np.ndarray:
-        return stats.beta.cdf(np.asarray(t, float) / self.N, self.a, self.b)
+        """I_{t/N}(a, b) by ``special.betainc`` (the kernel of ``stats.beta.cdf``, same numbers;
+        t/N lies in [0, 1], where both are exact at the ends)."""
+        return special.betainc(self.a, self.b, np.asarray(t, float) / self.N)
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         return np.minimum(np.floor(self.N * rng.beta(self.a, self.b, n)), self.N - 1).astype(np.int64)
@@ -175,46 +179,29 @@ class PMWResult:
     reach: int = 0               # queries 0..reach−1 were tested at least once
 
 
-def _first_above(true_answers, mw, start: int, t_hat: float, s1: float, rng, block: int):
-    """First query index ≥ start whose noisy |error| passes t_hat (and its error).  Scans in
-    blocks that start small and double (updates are frequent when the noise is large, rare when
-    it is small); every scanned query draws its own Lap(2σ1) exactly once."""
-    q, size = len(true_answers), 16
-    while start < q:
-        idx = np.arange(start, min(q, start + size))
-        diff = true_answers[idx] - mw.answers_at(idx)
-        above = np.flatnonzero(np.abs(diff) + rng.laplace(0, 2 * s1, len(idx)) >= t_hat)
-        if above.size:
-            return int(idx[above[0]]), float(diff[above[0]])
-        start, size = start + size, min(2 * size, block)
-    return None, 0.0
-
-
 def offline_pmw(true_answers: np.ndarray, mw, params: PMWParams, rng: np.random.Generator,
                 max_passes: int = 1000, block: int = 65536) -> PMWResult:
     """Offline PMW: passes over the queries in order; the sparse vector tests
-    |f_j(x) − f_j(x^t)| + Lap(2σ1) ≥ 3α/4 + Lap(σ1); on ⊤ release v = f_j(x) − f_j(x^t) + Lap(σ2),
-    update with r = f_j if v < 0 else 1 − f_j, redraw the threshold noise.  Stops after a pass
-    without ⊤ or after c updates."""
-    eta, theta = params.a / 2, 3 * params.a / 4
-    s1, s2 = params.sigma_test, params.sigma_value
-    updates = passes = reach = 0
-    t_hat = theta + rng.laplace(0, s1)
-    while updates < params.c and passes < max_passes:
-        passes += 1
-        start, hit_in_pass = 0, False
-        while updates < params.c:
-            j, diff = _first_above(true_answers, mw, start, t_hat, s1, rng, block)
-            if j is None:
-                reach = len(true_answers)
-                break
-            mw.update(j, diff + rng.laplace(0, s2) < 0, eta)
-            updates, hit_in_pass, start = updates + 1, True, j + 1
-            reach = max(reach, start)
-            t_hat = theta + rng.laplace(0, s1)
-        if not hit_in_pass:
-            break
-    return PMWResult(mw.answers(), updates, passes, updates >= params.c, reach)
+    |f_j(x) − f_j(x^t)| + Lap(2σ1) ≥ 3α/4 + Lap(σ1), scanning blocks of 16, 32, … (at most
+    ``block``) queries whose test noise is drawn per block; on ⊤ release v = f_j(x) − f_j(x^t) +
+    Lap(σ2), update with r = f_j if v < 0 else 1 − f_j, redraw the threshold noise.  Stops after a
+    pass without ⊤ or after c updates.  ``mw`` (:class:`PrefixMW` or :class:`ProductMW`) is
+    updated in place; the loop is compiled (:mod:`.pmw_kernels`)."""
+    true = np.ascontiguousarray(true_answers, dtype=float)
+    c = params.c
+    if isinstance(mw, PrefixMW):
+        pieces = len(mw.starts)
+        starts = np.concatenate([mw.starts, np.zeros(c + 1, np.int64)])
+        offsets = np.concatenate([mw.offsets, np.zeros(c + 1)])
+        updates, passes, reach, pieces = offline_pmw_loop(
+            PREFIX, true, mw.cuts, mw.K, starts, offsets, pieces, np.zeros(1), c, params.a,
+            params.sigma_test, params.sigma_value, rng, max_passes, block)
+        mw.starts, mw.offsets = starts[:pieces], offsets[:pieces]
+    else:
+        updates, passes, reach, _ = offline_pmw_loop(
+            PRODUCT, true, np.zeros(1, np.int64), 0, np.zeros(1, np.int64), np.zeros(1), 1, mw.theta,
+            c, params.a, params.sigma_test, params.sigma_value, rng, max_passes, block)
+    return PMWResult(mw.answers(), updates, passes, updates >= c, reach)
 
 
 def false_top_probability(params: PMWParams, error: float = 0.0) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 
 def _check_probs(probs: np.ndarray) -> np.ndarray:
@@ -97,6 +97,8 @@ class Mixture01:
         if any(not 0.0 <= loc <= 1.0 for _, loc in self.atoms):
             raise ValueError("atoms must lie in [0,1]; move the point masses inside the unit interval")
         self._weights = weights
+        cdf = np.cumsum(weights)
+        self._cdf = cdf / cdf[-1]
 
     @classmethod
     def uniform(cls) -> "Mixture01":
@@ -105,15 +107,17 @@ class Mixture01:
     def prob_below(self, t):
         t = np.asarray(t, dtype=float)
         out = np.zeros_like(t)
-        for w, a, b in self.betas:
-            out = out + w * stats.beta.cdf(np.clip(t, 0.0, 1.0), a, b)
+        for w, a, b in self.betas:   # the Beta CDF itself (stats.beta.cdf's kernel, without its checks)
+            out = out + w * special.betainc(a, b, np.clip(t, 0.0, 1.0))
         for w, loc in self.atoms:
             out = out + w * (loc < t)
         return float(out) if out.ndim == 0 else out
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n draws: the component of each by the draws of ``rng.choice(len, size=n, p=weights)``
+        (inverse CDF of one ``rng.random(n)``, the CDF computed once), then the component's value."""
         n = int(n)
-        which = rng.choice(len(self._weights), size=n, p=self._weights)
+        which = np.searchsorted(self._cdf, rng.random(n), side="right")
         out = np.empty(n)
         for c, (_, a, b) in enumerate(self.betas):
             idx = np.flatnonzero(which == c)

@@ -28,7 +28,8 @@ from scipy import stats
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
-from pubpriv_core.algorithms.best_mixture import best_mixture_exact, best_mixture_mw
+from pubpriv_core.algorithms.best_mixture import (DEFAULT_LP_TIME_LIMIT, best_mixture_exact,
+                                                  best_mixture_mw)
 from pubpriv_core.algorithms.mixture_lp import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.data.domain import Dataset, Domain
@@ -61,14 +62,15 @@ def draw_problem(setting: Setting, n: int, m: int, rng: np.random.Generator) -> 
     return ReleaseProblem(private, workload, public.support.records, public.weights, int(m))
 
 
-def best_mixture_error(problem: ReleaseProblem, method: str = "lp") -> float:
+def best_mixture_error(problem: ReleaseProblem, method: str = "lp",
+                       time_limit: float = DEFAULT_LP_TIME_LIMIT) -> float:
     """f_{D̃,Q}(X̂) (Def 4.1): exact by linear programming (``lp``: constraint generation from
-    A_0, certified to 1e-9, :func:`~pubpriv_core.algorithms.best_mixture.best_mixture_exact`)
-    or the paper's upper estimate, non-private MW stopped after 100 rounds (``mw``, for supports
-    too large for the LP)."""
+    A_0, certified to 1e-9, :func:`~pubpriv_core.algorithms.best_mixture.best_mixture_exact`;
+    :class:`LPTimeLimitError` past ``time_limit`` wall seconds) or the paper's upper estimate,
+    non-private MW stopped after 100 rounds (``mw``)."""
     if method == "lp":
         return best_mixture_exact(problem.public_answerer, problem.true_answers,
-                                  problem.public_weights).value
+                                  problem.public_weights, time_limit).value
     if method == "mw":
         return best_mixture_mw(problem.public_answerer, problem.true_answers, problem.public_weights, 100)[0]
     raise ValueError(f"unknown best-mixture method {method!r}; use 'lp' or 'mw'")

@@ -25,9 +25,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from pubpriv_core.privacy import exponential_mechanism
+from pubpriv_core.privacy.uniform_integers import uniform_integers
 
 # --------------------------------------------------------------------------- workload W1
 
@@ -51,15 +53,17 @@ class NoisyThreshold:
         return self.eta
 
     def labels(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        flips = rng.random(x.shape) < self.eta
-        return ((x >= self.t_star) ^ flips).astype(np.int8)
+        """1[x ≥ t*] xor Ber(η), one ``rng.random()`` per entry in C order (compiled, the same
+        draws as ``rng.random(x.shape) < η``)."""
+        x = np.asarray(x, dtype=float)
+        return _noisy_labels(np.ascontiguousarray(x).ravel(), self.t_star, self.eta, rng).reshape(x.shape)
 
     def sample(self, n: int, rng: np.random.Generator, sort: bool = False):
         """n labelled draws; ``sort=True`` returns x increasing (uniform order statistics via
         normalised exponential spacings, O(n) without a sort)."""
         if sort:
             gaps = rng.standard_exponential(n + 1)
-            x = np.cumsum(gaps[:-1]) / gaps.sum()
+            x = scaled_cumsum(gaps, gaps.sum())
         else:
             x = rng.random(n)
         return x, self.labels(x, rng)
@@ -162,11 +166,43 @@ class AgPrivClParams:
 
 def prefix_mistakes(y_sorted: np.ndarray) -> np.ndarray:
     """Mistakes of t = x_(i) (i = 0..n, i = n meaning 'all zero') on labels sorted by x:
-    #{j < i: y_j = 1} + #{j ≥ i: y_j = 0}, via cumulative sums."""
-    pos_before = np.concatenate([[0], np.cumsum(y_sorted, dtype=np.int64)])
-    neg = 1 - y_sorted.astype(np.int64)
-    neg_from = np.concatenate([np.cumsum(neg[::-1])[::-1], [0]])
-    return pos_before + neg_from
+    #{j < i: y_j = 1} + #{j ≥ i: y_j = 0} = 2·#{j < i: y_j = 1} − i + #{y_j = 0}, in one pass."""
+    out = np.empty(len(y_sorted) + 1, np.int64)
+    _mistakes(np.ascontiguousarray(y_sorted, dtype=np.int8), 1, out)
+    return out
+
+
+@numba.njit(cache=True)
+def _mistakes(y, sign, out):
+    """out[i] = sign·(mistakes of cut i), written in out's dtype (the exponential mechanism's
+    float scores −mistakes, exact: the counts are far below 2^53)."""
+    negatives = y.size
+    for v in y:
+        negatives -= v
+    pos = 0
+    for i in range(y.size + 1):
+        out[i] = sign * (2 * pos - i + negatives)
+        if i < y.size:
+            pos += y[i]
+
+
+@numba.njit(cache=True)
+def scaled_cumsum(gaps, total):
+    """cumsum(gaps[:-1]) / total in one pass (the same sequential sums as ``np.cumsum``)."""
+    out = np.empty(gaps.size - 1)
+    acc = 0.0
+    for i in range(out.size):
+        acc += gaps[i]
+        out[i] = acc / total
+    return out
+
+
+@numba.njit(cache=True)
+def _noisy_labels(x, t_star, eta, rng):
+    out = np.empty(x.size, np.int8)
+    for i in range(x.size):
+        out[i] = (x[i] >= t_star) ^ (rng.random() < eta)
+    return out
 
 
 def relabel_sorted(x_sorted: np.ndarray, y_sorted: np.ndarray, rng: np.random.Generator,
@@ -174,7 +210,9 @@ def relabel_sorted(x_sorted: np.ndarray, y_sorted: np.ndarray, rng: np.random.Ge
     """A_Relabel (Alg. 2) on S' sorted by x: one representative per dichotomy of S'_u (cut i ↦
     midpoint between x_(i−1) and x_(i), 0 and 1 at the ends), exponential mechanism with score
     −mistakes (sensitivity 1), P(i) ∝ exp(−ε̃·mistakes_i/2).  Returns (t̂, cut index i)."""
-    cut = exponential_mechanism(-prefix_mistakes(y_sorted).astype(float), eps_tilde, 1.0, rng)
+    scores = np.empty(len(y_sorted) + 1)
+    _mistakes(np.ascontiguousarray(y_sorted, dtype=np.int8), -1, scores)
+    cut = exponential_mechanism(scores, eps_tilde, 1.0, rng)
     return cut_to_threshold(x_sorted, cut), cut
 
 
@@ -191,28 +229,54 @@ def consistent_chunk_thresholds(idx: np.ndarray, cut: int, x_sorted: np.ndarray)
     """B_PAC for realizable chunks of Ŝ: Ŝ holds indices into the sorted S'' whose label is
     1[idx ≥ cut]; each row's learner returns the midpoint between its largest negative and its
     smallest positive point (0 / 1 if a side is empty) — a consistent threshold."""
-    n = len(x_sorted)
-    lo = np.where(idx < cut, idx, -1).max(axis=1)
-    hi = np.where(idx >= cut, idx, n).min(axis=1)
-    xs = np.concatenate([[0.0], x_sorted, [1.0]])            # index −1 ↦ 0, n ↦ 1
-    mid = 0.5 * (xs[lo + 1] + xs[hi + 1])
-    return np.where(lo < 0, 0.0, np.where(hi >= n, 1.0, mid))
+    return _chunk_thresholds(np.ascontiguousarray(idx, dtype=np.int64), int(cut),
+                             np.ascontiguousarray(x_sorted, dtype=float))
+
+
+@numba.njit(cache=True)
+def _chunk_thresholds(idx, cut, x_sorted):
+    n = x_sorted.size
+    out = np.empty(idx.shape[0])
+    for r in range(idx.shape[0]):
+        lo, hi = -1, n
+        for v in idx[r]:
+            if v < cut:
+                lo = max(lo, v)
+            else:
+                hi = min(hi, v)
+        out[r] = 0.0 if lo < 0 else (1.0 if hi >= n else 0.5 * (x_sorted[lo] + x_sorted[hi]))
+    return out
 
 
 def erm_chunk_thresholds(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """B_PAC for agnostic chunks (BTT18 baseline): per row of (k, s) arrays, the empirical risk
     minimiser among the s+1 dichotomies, represented by the midpoint threshold (leftmost ERM)."""
-    order = np.argsort(x, axis=1)
-    xs = np.take_along_axis(x, order, axis=1)
-    ys = np.take_along_axis(y, order, axis=1).astype(np.int64)
+    return _erm_rows(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(y, dtype=np.int8))
+
+
+@numba.njit(cache=True)
+def _erm_rows(x, y):
+    """Per row: sort by x, mistakes of every cut (first minimum), midpoint threshold."""
     k, s = x.shape
-    pos_before = np.concatenate([np.zeros((k, 1), np.int64), np.cumsum(ys, axis=1)], axis=1)
-    neg_from = np.concatenate([np.cumsum((1 - ys)[:, ::-1], axis=1)[:, ::-1],
-                               np.zeros((k, 1), np.int64)], axis=1)
-    cut = np.argmin(pos_before + neg_from, axis=1)
-    padded = np.concatenate([np.zeros((k, 1)), xs, np.ones((k, 1))], axis=1)
-    left, right = padded[np.arange(k), cut], padded[np.arange(k), cut + 1]
-    return np.where(cut == 0, 0.0, np.where(cut == s, 1.0, 0.5 * (left + right)))
+    out = np.empty(k)
+    for r in range(k):
+        order = np.argsort(x[r])
+        negatives = s
+        for v in y[r]:
+            negatives -= v
+        best, cut, pos = negatives, 0, 0       # cut 0: every point negative-side
+        for i in range(1, s + 1):
+            pos += y[r, order[i - 1]]
+            mistakes = 2 * pos - i + negatives
+            if mistakes < best:
+                best, cut = mistakes, i
+        if cut == 0:
+            out[r] = 0.0
+        elif cut == s:
+            out[r] = 1.0
+        else:
+            out[r] = 0.5 * (x[r, order[cut - 1]] + x[r, order[cut]])
+    return out
 
 
 @dataclass
@@ -246,18 +310,28 @@ def subsamp_answer_counts(ct1: np.ndarray, k: int, T: float, lam: float, w: floa
     vote = (2 * ct1 > k).astype(np.int8)                      # ties go to 0 (argmax of ct)
     noisy = np.abs(2 * ct1 - k) + rng.laplace(0.0, 2 * lam, m)
     bottom = np.zeros(m, bool)
-    i = c = 0
-    while i < m and c <= T:
-        w_hat = w + rng.laplace(0.0, lam)
-        fails = np.flatnonzero(noisy[i:] <= w_hat)
-        if fails.size == 0:
-            i = m
-            break
-        bottom[i + fails[0]] = True
-        i, c = i + fails[0] + 1, c + 1
+    i, c = _sparse_vector(noisy, float(T), float(lam), float(w), rng, bottom)
     coin = rng.integers(0, 2, m, dtype=np.int8)
     labels = np.where(bottom | (np.arange(m) >= i), coin, vote)
     return SubSampOutput(labels, bottom, i, c)
+
+
+@numba.njit(cache=True)
+def _sparse_vector(noisy, T, lam, w, rng, bottom):
+    """Steps 8–11: from the current query, the first with noisy distance ≤ ŵ = w + Lap(λ) (a
+    fresh ŵ after each ⊥) is ⊥; stop after T + 1 ⊥ or at the end. Returns (queries processed,
+    ⊥ count); one scan over the queries in all."""
+    m, i, c = noisy.size, 0, 0
+    while i < m and c <= T:
+        w_hat = w + rng.laplace(0.0, lam)
+        j = i
+        while j < m and not noisy[j] <= w_hat:
+            j += 1
+        if j == m:
+            return m, c
+        bottom[j] = True
+        i, c = j + 1, c + 1
+    return i, c
 
 
 # --------------------------------------------------------------------------- algorithms
@@ -292,7 +366,7 @@ def ag_priv_cl(task: NoisyThreshold, n_prime: int, params: AgPrivClParams, chunk
         raise ValueError(f"n_prime={n_prime} < chunk_size={chunk_size}; pass n_prime >= chunk_size")
     x, y = task.sample(n_prime, rng, sort=True)
     t_hat, cut = relabel_sorted(x, y, rng)
-    idx = rng.integers(0, n_prime, size=(k, chunk_size))
+    idx = uniform_integers(rng, n_prime, k * chunk_size).reshape(k, chunk_size)
     chunk_t = consistent_chunk_thresholds(idx, cut, x)
     if queries is None:
         queries = rng.random(params.m)
@@ -397,7 +471,8 @@ def unv_priv_cl(task: NoisyThreshold, n: int, m: int, eps: float, delta: float, 
         raise ValueError(f"n={n} gives n'={n_prime} < chunk_size={chunk_size}; pass a larger n")
     x, y = task.sample(n_prime, rng, sort=True)
     t_hat, cut = relabel_sorted(x, y, rng)
-    chunk_t = consistent_chunk_thresholds(rng.integers(0, n_prime, size=(k, chunk_size)), cut, x)
+    chunk_t = consistent_chunk_thresholds(uniform_integers(rng, n_prime, k * chunk_size).reshape(k, chunk_size),
+                                          cut, x)
     sp = params.subsamp
     out = subsamp_answer(chunk_t, queries[:m1], sp.T, sp.lam, sp.w, rng)
     labels = out.labels

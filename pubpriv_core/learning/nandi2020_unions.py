@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .nandi2020 import AgPrivClParams, PCQRRun, SubSampParams, btt18_T, subsamp_answer_counts
+from .nandi2020 import AgPrivClParams, PCQRRun, SubSampParams, btt18_T, scaled_cumsum, subsamp_answer_counts
 
 _BLOCK = 1 << 16  # points per checkpoint of the relabelling DP
 
@@ -66,13 +66,25 @@ class NoisyUnion:
         return (np.searchsorted(np.asarray(self.edges), x, side="right") % 2).astype(np.int8)
 
     def labels(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return self.target(x) ^ (rng.random(np.shape(x)) < self.eta).astype(np.int8)
+        """h*(x) xor Ber(η), one ``rng.random()`` per entry in C order (compiled; the draws of
+        ``rng.random(x.shape) < η``)."""
+        x = np.asarray(x, dtype=float)
+        flat = np.ascontiguousarray(x).ravel()
+        return _union_labels(flat, np.asarray(self.edges, dtype=float), self.eta, rng).reshape(x.shape)
 
     def sample_sorted(self, n: int, rng: np.random.Generator):
         """n labelled draws with x increasing (normalised exponential spacings, no sort)."""
         gaps = rng.standard_exponential(int(n) + 1)
-        x = np.cumsum(gaps[:-1]) / gaps.sum()
+        x = scaled_cumsum(gaps, gaps.sum())
         return x, self.labels(x, rng)
+
+
+@numba.njit(cache=True)
+def _union_labels(x, edges, eta, rng):
+    out = np.empty(x.size, np.int8)
+    for i in range(x.size):
+        out[i] = (np.searchsorted(edges, x[i], side="right") % 2) ^ (rng.random() < eta)
+    return out
 
 
 # --------------------------------------------------------------------------- relabelling (Alg. 2)

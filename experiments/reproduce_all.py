@@ -1,0 +1,122 @@
+"""``python scripts/reproduce.py all``: every artefact in one command — the release catalogue
+(:mod:`experiments.release.catalogue`; those that need the internet are skipped, each with a line
+saying so), the theory presets and the bound curves (:mod:`experiments.theory.reproduce`).
+
+Each artefact is run, resumed from its records, and timed; a line per artefact and the total are
+printed, and the table of wall times is written to ``<root>/walltimes.md`` and ``walltimes.csv``
+(rewritten after every artefact, so an interrupted run keeps the times measured so far). Output
+folders under ``root`` follow the layout of ``results/``: ``<root>/<folder of the artefact>``,
+``<root>/theory/<paper>``, ``<root>/bounds``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from experiments.console import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, write_failure
+from experiments.release.catalogue import ARTEFACTS
+from experiments.release.reproduce import REPO
+from experiments.theory.reproduce import BOUNDS, THEORY, reproduce_theory, theory_out
+
+
+@dataclass
+class Timing:
+    """One artefact's line of the wall-time table."""
+
+    artefact: str
+    kind: str
+    status: str
+    wall_s: float
+    out: str
+
+
+def output_root(*, quick: bool, into: str) -> Path:
+    """Root of the outputs of ``all`` (and of a theory target) without ``--out``: ``runs/quick``
+    for ``--quick``, the committed ``results/`` for ``--into results``, else ``runs/artefacts``
+    (the layout of ``experiments.release.reproduce.output_folder``)."""
+    if quick:
+        return Path("runs/quick")
+    return REPO / "results" if into == "results" else Path("runs/artefacts")
+
+
+def targets(root: Path) -> list[tuple[str, str, Path]]:
+    """(name, kind, output folder) of every artefact, release catalogue first."""
+    release = [(a.name, "release", root / Path(a.out).name) for a in ARTEFACTS.values()]
+    theory = [(name, "theory", theory_out(root, name)) for name in THEORY]
+    return release + theory + [(BOUNDS, "bounds", theory_out(root, BOUNDS))]
+
+
+def run_release(name: str, out: Path, release_kwargs: dict) -> int:
+    """One release artefact through :func:`experiments.release.reproduce.reproduce`."""
+    from experiments.release.reproduce import reproduce
+
+    return reproduce(name, out=str(out), command=["all", name], **release_kwargs)
+
+
+def run_theory_target(name: str, out: Path, quick: bool) -> int:
+    """One theory preset or the bound curves; bad input or missing data is one line, status 2."""
+    from pubpriv_core.data.paths import DataUnavailableError
+
+    try:
+        reproduce_theory(name, out, quick)
+    except (KeyError, ValueError, DataUnavailableError) as err:
+        print(f"error: {name}: {' '.join(str(err).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
+
+
+def timed(fn: Callable[[], int]) -> tuple[int, float]:
+    """(status, wall seconds) of ``fn()``; Ctrl-C is status 130, a failed write status 1."""
+    tick = time.perf_counter()
+    try:
+        status = fn()
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    except OSError as err:
+        print(f"error: {write_failure(err, [])}", file=sys.stderr)
+        status = EXIT_FAULT
+    return status, time.perf_counter() - tick
+
+
+def write_table(root: Path, rows: list[Timing], total: float) -> None:
+    """``walltimes.csv`` and ``walltimes.md`` (with the load average at writing) under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame([r.__dict__ for r in rows])
+    frame.to_csv(root / "walltimes.csv", index=False)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    lines = ["| artefact | kind | status | wall time | output |", "|---|---|---|---|---|"]
+    lines += [f"| {r.artefact} | {r.kind} | {r.status} | {r.wall_s / 60:.1f} min | `{r.out}` |" for r in rows]
+    lines += ["", f"Total wall time {total / 60:.1f} min on {os.cpu_count()} cores; load average "
+                  f"(1/5/15 min) at the end {load}."]
+    (root / "walltimes.md").write_text("\n".join(lines) + "\n")
+
+
+def reproduce_all(root: Path, *, quick: bool = False, release_kwargs: dict | None = None) -> int:
+    """Run every artefact into ``root``; returns 0, or the first non-zero status (130 stops)."""
+    release_kwargs = {"quick": quick, **(release_kwargs or {})}
+    rows, worst, start = [], 0, time.perf_counter()
+    for name, kind, out in targets(root):
+        if kind == "release" and ARTEFACTS[name].needs_internet:
+            print(f"skip {name}: needs the internet (ACS files via folktables)", flush=True)
+            rows.append(Timing(name, kind, "skipped: needs internet", 0.0, str(out)))
+            continue
+        print(f"[all] {name} -> {out}", flush=True)
+        run = (lambda: run_release(name, out, release_kwargs)) if kind == "release" else \
+            (lambda: run_theory_target(name, out, quick))
+        status, wall = timed(run)
+        rows.append(Timing(name, kind, "done" if status == 0 else f"exit {status}", wall, str(out)))
+        print(f"[all] {name}: {wall:.1f} s ({'done' if status == 0 else f'exit {status}'})", flush=True)
+        worst = worst or status
+        write_table(root, rows, time.perf_counter() - start)
+        if status == EXIT_INTERRUPTED:
+            break
+    total = time.perf_counter() - start
+    write_table(root, rows, total)
+    print(f"[all] total wall time {total:.1f} s; table: {root / 'walltimes.md'}", flush=True)
+    return worst
