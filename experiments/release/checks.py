@@ -62,6 +62,16 @@ def check_scalars(cfg: dict[str, Any]) -> None:
     problem = check_fields(cfg)
     if problem:
         raise ConfigError(problem)
+    _check_budget_choice(cfg)
+
+
+def _check_budget_choice(cfg: dict[str, Any]) -> None:
+    """``eps_equiv`` replaces ``eps``: both set is ambiguous (eps left at its default is not)."""
+    from experiments.release.config import RunConf
+
+    if cfg.get("eps_equiv") is not None and cfg.get("eps", RunConf.eps) != RunConf.eps:
+        raise ConfigError(f"eps={cfg['eps']} and eps_equiv={cfg['eps_equiv']} are both set; "
+                          "drop eps (eps_equiv sets eps = eps_equiv*n_ref/n) or eps_equiv")
 
 
 def check_data(cfg: dict[str, Any]) -> None:
@@ -106,7 +116,13 @@ def _check_public_attribute(cfg: dict[str, Any], domain) -> None:
 def _check_algorithm(cfg: dict[str, Any], problem) -> None:
     from pubpriv_core.privacy import default_delta
 
-    algo = cfg["algo"]
+    from experiments.release.rules import RULES
+    from experiments.release.signal import release_eps
+
+    algo, eps = cfg["algo"], release_eps(cfg, problem.n)
+    problem_text = RULES["eps"].check("eps", eps)
+    _require(problem_text is None, f"eps_equiv={cfg.get('eps_equiv')} gives {problem_text} "
+                                   f"(n = {problem.n}); pass a smaller eps_equiv")
     if algo["name"] == "mwem":
         from pubpriv_core.algorithms.mwem import check_domain_size
         try:
@@ -123,9 +139,9 @@ def _check_algorithm(cfg: dict[str, Any], problem) -> None:
     if algo["name"] == "dualquery":
         from pubpriv_core.algorithms.dualquery import calibrate_rounds
         delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        rounds = calibrate_rounds(cfg["eps"], delta, problem.n, algo["eta"], algo["samples"],
+        rounds = calibrate_rounds(eps, delta, problem.n, algo["eta"], algo["samples"],
                                   algo.get("accounting", "advanced"))
-        _require(rounds >= 2, f"DualQuery fits only {rounds} round(s) at eps={cfg['eps']}, "
+        _require(rounds >= 2, f"DualQuery fits only {rounds} round(s) at eps={eps:g}, "
                               f"eta={algo['eta']}, samples={algo['samples']}, n={problem.n}; "
                               "use a larger eps or a smaller algo.eta / algo.samples")
 

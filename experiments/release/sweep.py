@@ -203,7 +203,8 @@ def check_all(configs: Sequence[dict[str, Any]]) -> None:
         check_scalars(cfg)
         algo = cfg["algo"]
         key = json.dumps([algo, cfg["dataset"], cfg["public"], cfg["workload"],
-                          cfg["eps"] if algo["name"] == "dualquery" else None], sort_keys=True)
+                          [cfg["eps"], cfg.get("eps_equiv")] if algo["name"] == "dualquery"
+                          else None], sort_keys=True)
         if key not in seen:
             seen.add(key)
             with data_context(cfg["data_root"]):
