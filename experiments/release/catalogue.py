@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import pandas as pd
+
+from experiments.release.paired import DEFAULT_FAMILY, EVERY_LINE, Family
 
 EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
 
@@ -34,7 +37,9 @@ class Artefact:
     kind: str = "errors"
     title: str = ""
     needs_internet: bool = False
-    notes: Callable[[list[dict]], list[str]] | None = None   # extra summary.md lines
+    #: extra summary.md lines from (the collected runs, the planned configs)
+    notes: Callable[[pd.DataFrame, list[dict]], list[str]] | None = None
+    family: Family = DEFAULT_FAMILY     # the paired comparisons behind the verdicts (Holm)
     quick_keep: tuple[str, ...] = field(default=("public", "public.delta", "public.fraction",
                                                  "algo"))
 
@@ -72,7 +77,7 @@ MIXTURE = ("algo=best_mixture", "algo.method=both", "algo.lp_time_limit=300", "r
 DQ_GRID = ("algo.eta=2.0,4.0,8.0", "algo.samples=10,25")
 
 
-def paper_scale_divergences(configs: list[dict]) -> list[str]:
+def paper_scale_divergences(table: pd.DataFrame, configs: list[dict]) -> list[str]:
     """The exact D_2 and D_∞ (and KL) of each synthetic public model from the private one."""
     from pubpriv_core.data.synthetic import make_pair, renyi_divergence
 
@@ -112,11 +117,17 @@ def _fraction_rows(preset: str, publics: dict[str, str]) -> list[Block]:
     return blocks
 
 
-def sota_notes(configs: list[dict]) -> list[str]:
+#: the sota question: every line against AIM (no public data), and the public-data lines
+#: against the public data alone.
+SOTA_FAMILY: Family = ((EVERY_LINE, "AIM"), ("PMW^Pub", "public only"),
+                       ("JAM-PGM", "public only"))
+
+
+def sota_notes(table: pd.DataFrame, configs: list[dict]) -> list[str]:
     """The sota artefacts' paired differences versus AIM (:mod:`experiments.release.sota`)."""
     from experiments.release.sota import notes
 
-    return notes(configs)
+    return notes(table[table["role"] == "test"])
 
 
 def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool) -> list[Block]:
@@ -176,11 +187,11 @@ ARTEFACTS = {a.name: a for a in [
         title="NIST ACS excerpts: max error vs ε (Fig. 1 layout)"),
     Artefact("sota", "results/sota", tuple(_sota_row(
         "sota", "reduced, private MA-2019", "public={year:2018}", "10,25,50,100", mwem=True)),
-        tuning="best_average", notes=sota_notes,
+        tuning="best_average", notes=sota_notes, family=SOTA_FAMILY,
         title="NIST MA-2019 reduced, all 84 3-way marginals: PMW^Pub vs AIM, MST, JAM-PGM"),
     Artefact("sota_adult", "results/sota_adult", tuple(_sota_row(
         "sota_adult", "ADULT", "public.delta=0.0", "5,10,25,50,100,200", mwem=False)),
-        tuning="best_average", notes=sota_notes,
+        tuning="best_average", notes=sota_notes, family=SOTA_FAMILY,
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs AIM, MST, JAM-PGM"),
     Artefact("fig3_nist", "results/fig3_nist", (
         *_fraction_rows("fig3_nist", {"public MA-2018": "{year:2018}",

@@ -107,11 +107,13 @@ def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
 
 
 def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
-                  notes: list[str], plan_configs: list[dict]) -> list[Path]:
-    """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``."""
+                  notes: list[str], plan_configs: list[dict], runs_csv: bool = True) -> list[Path]:
+    """runs.csv (unless ``runs_csv`` is False: redrawn from it), selected.csv and the figure
+    (or table1.md), and summary.md, under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    written = [out / "runs.csv"]
-    table.to_csv(written[0], index=False)
+    written = [out / "runs.csv"] if runs_csv else []
+    if runs_csv:
+        table.to_csv(written[0], index=False)
     if artefact.kind == "runtime":
         text = runtime_table(table, machine(), domain_sizes(artefact, plan_configs))
         (out / "table1.md").write_text(text)
@@ -124,9 +126,9 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
         plot_artefact(figure, f"{artefact.title} — tuning: {tuning}", rows).savefig(
             out / "figure.png", dpi=130)
         written += [out / "selected.csv", out / "figure.png"]
-        summary = summary_text(figure)
+        summary = summary_text(figure, artefact.family)
     if artefact.notes:
-        summary = "\n".join([summary, *artefact.notes(plan_configs)])
+        summary = "\n".join([summary, *artefact.notes(table, plan_configs)])
     (out / "summary.md").write_text("\n".join([f"# {artefact.title}", "", *notes, "",
                                                summary, ""]))
     return written + [out / "summary.md"]
@@ -154,12 +156,13 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         work = plan(artefact, settings, quick)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
-        table = collect_plan(work)
+        table, stored = stored_runs(work, folder, no_run)
         notes = run_notes(command or [], artefact, tuning, report, jobs,
                           time.perf_counter() - tick)
         if report is None:  # keep the provenance of the sweep that made the records
             notes = previous_notes(folder) + notes
-        written = write_outputs(artefact, table, tuning, folder, notes, work.configs)
+        written = write_outputs(artefact, table, tuning, folder, notes, work.configs,
+                                runs_csv=stored)
     except (UserError, ValueError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -173,6 +176,18 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         print(f"wrote {path}")
     print(f"{artefact.name}: wall time {time.perf_counter() - tick:.1f} s ({machine()})")
     return 0
+
+
+def stored_runs(work: Plan, folder: Path, no_run: bool) -> tuple[pd.DataFrame, bool]:
+    """(the plan's records, True); with ``no_run`` and no record stored, (the artefact's
+    committed ``runs.csv``, False) so that its figure and summary can be redrawn from it."""
+    try:
+        return collect_plan(work), True
+    except ValueError:
+        if not (no_run and (folder / "runs.csv").is_file()):
+            raise
+    table = pd.read_csv(folder / "runs.csv")
+    return table.assign(source=table["source"].fillna("")), False
 
 
 def previous_notes(out: Path) -> list[str]:

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from experiments.release.paired import (FEW_ROUNDS, chosen_runs, few_rounds, grid_edges,
+from experiments.release.paired import (ALPHA, DEFAULT_FAMILY, FEW_ROUNDS, Family, chosen_runs,
+                                        few_rounds, grid_edges, holm_verdicts,
                                         mixture_reference, paired_differences, reference)
+from experiments.release.signal import axis_eps, real_eps_ranges
 from experiments.release.tuning import select
 
 REFERENCE_ALGOS = ("public_only", "best_mixture")
@@ -28,10 +30,14 @@ class Figure:
     public_ref: pd.DataFrame    # per (row, source): public-only mean, se, runs
     mixture_ref: pd.DataFrame   # per (row, source): exact best mixture mean, se, MW estimate
     test: pd.DataFrame          # every test run of the private algorithms
+    real_eps: dict              # matched grids: row -> (smallest ε, largest ε, n); else empty
 
 
 def build(table: pd.DataFrame, tuning: str) -> Figure:
-    """Select hyper-parameters (``tuning``) and compute the references of a collected table."""
+    """Select hyper-parameters (``tuning``) and compute the references of a collected table;
+    runs of a matched grid are indexed by their paper-equivalent ε (``eps`` = ``eps_equiv``,
+    :func:`experiments.release.signal.axis_eps`)."""
+    table = axis_eps(table)
     test_rows = table[table["role"] == "test"]
     private = table[~table["algo"].isin(REFERENCE_ALGOS)]
     test, validation = (private[private["role"] == r] for r in ("test", "validation"))
@@ -40,7 +46,8 @@ def build(table: pd.DataFrame, tuning: str) -> Figure:
     public_only = test_rows[test_rows["algo"] == "public_only"]
     mixture = test_rows[test_rows["algo"] == "best_mixture"]
     return Figure(chosen, chosen_runs(test, chosen), public_only, reference(public_only),
-                  mixture_reference(mixture) if not mixture.empty else mixture, test)
+                  mixture_reference(mixture) if not mixture.empty else mixture, test,
+                  real_eps_ranges(test))
 
 
 def selected_table(fig: Figure) -> pd.DataFrame:
@@ -57,11 +64,30 @@ def selected_table(fig: Figure) -> pd.DataFrame:
     return pd.concat([fig.chosen, *refs], ignore_index=True)
 
 
-def summary_text(fig: Figure) -> str:
-    """The markdown body of summary.md."""
-    parts = [_errors(fig.chosen), _references(fig), _paired(fig), _edges(fig),
-             _degenerate(fig.runs)]
+def summary_text(fig: Figure, family: Family = DEFAULT_FAMILY) -> str:
+    """The markdown body of summary.md; ``family`` names the paired comparisons whose verdicts
+    are Holm-corrected together (:mod:`experiments.release.paired`)."""
+    parts = [_signal(fig), _errors(fig.chosen), _references(fig),
+             _paired(comparisons(fig, family)), _edges(fig), _degenerate(fig.runs)]
     return "\n\n".join(p for p in parts if p)
+
+
+def comparisons(fig: Figure, family: Family = DEFAULT_FAMILY) -> pd.DataFrame:
+    """The artefact's family of paired comparisons with Holm-corrected verdicts."""
+    return holm_verdicts(paired_differences(fig.runs, fig.public_only, fig.mixture_ref, family))
+
+
+def _signal(fig: Figure) -> str:
+    """Matched grids: the ε each row spent for the paper-equivalent ε of the tables."""
+    if not fig.real_eps:
+        return ""
+    rows = [f"| {row} | {n:,} | {low:.3g} – {high:.3g} |"
+            for row, (low, high, n) in fig.real_eps.items()]
+    return "\n".join(["## Signal-matched budgets", "",
+                      "ε in the tables below is the paper-equivalent ε (`eps_equiv`): each run "
+                      "spent ε = eps_equiv · n_ref / n with n_ref = 10^5 (Liu et al. §5), so n·ε "
+                      "matches the paper's at that value; δ = 1/n². The ε actually spent:", "",
+                      "| row | private rows n | ε spent |", "|---|---|---|", *rows])
 
 
 def _errors(chosen: pd.DataFrame) -> str:
@@ -93,20 +119,33 @@ def _references(fig: Figure) -> str:
                       markdown(ref.set_index(["row", "source"]).round(5))])
 
 
-def _paired(fig: Figure) -> str:
-    diffs = paired_differences(fig.runs, fig.public_only)
+def _paired(diffs: pd.DataFrame) -> str:
     if diffs.empty:
         return ""
-    diffs["cell"] = [f"{r['diff']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}] {r['verdict']}"
-                     for _, r in diffs.iterrows()]
-    out = ["## Paired differences: PMW^Pub − other, mean [95% CI] over shared runs", "",
-           "Each run uses the same private/public split for every algorithm; \"lower\" means "
-           "the whole interval is below 0 (PMW^Pub's max error is lower), \"higher\" above 0, "
-           "\"undecided\" contains 0."]
+    diffs = diffs.assign(cell=[verdict_cell(r) for _, r in diffs.iterrows()])
+    family = int(diffs["family"].iloc[0])
+    out = ["## Paired differences: line − other, mean [uncorrected 95% CI], Holm-corrected "
+           "verdict", "",
+           "Each run uses the same private/public split for every algorithm. The verdicts of "
+           f"this summary form one family of {family} paired t-tests (every cell below with at "
+           f"least 2 runs), Holm-corrected to a family-wise error of {ALPHA:g}: \"lower\" "
+           "(the line's max error is lower than the other's) or \"higher\" only when the "
+           "corrected test rejects a zero mean difference, else \"undecided\". The bracket is "
+           "the uncorrected 95% t-interval; where it alone would decide, the cell adds "
+           "\"(uncorrected: lower/higher)\". Against the best mixture error (the exact floor of "
+           "the public support, a constant) the test is one-sample."]
     for versus, part in diffs.groupby("versus", sort=False):
-        wide = part.pivot(index="line", columns="eps", values="cell")
+        wide = part.pivot(index="line", columns="eps", values="cell").fillna("—")
         out += ["", f"### versus {versus}", "", markdown(wide)]
     return "\n".join(out)
+
+
+def verdict_cell(row: pd.Series) -> str:
+    """``+0.0123 [+0.0050, +0.0196] higher``; the uncorrected verdict added where it differs."""
+    cell = f"{row['diff']:+.4f} [{row['low']:+.4f}, {row['high']:+.4f}] {row['verdict']}"
+    if row["verdict_uncorrected"] != row["verdict"]:
+        cell += f" (uncorrected: {row['verdict_uncorrected']})"
+    return cell
 
 
 def _edges(fig: Figure) -> str:
