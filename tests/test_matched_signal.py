@@ -46,7 +46,7 @@ def test_neutral_defaults_keep_config_hashes():
 
 
 def _other(neutral):
-    return {None: "0.5", 100_000: "1000", "paper": "released_code"}[neutral]
+    return {None: "0.5", 100_000: "1000", "paper": "released_code", 0: "1"}[neutral]
 
 
 def test_eps_equiv_replaces_eps_in_the_hash_and_both_set_is_refused(tmp_path):
@@ -67,3 +67,11 @@ def test_axis_eps_indexes_matched_runs_by_eps_equiv():
     out = axis_eps(table)
     assert list(out["eps"]) == [1.0, 1.0] and list(out["eps_real"]) == [13.1, 1.0]
     assert axis_eps(table.drop(columns="eps_equiv")) is not None
+
+
+def test_another_draw_samples_the_same_models_again():
+    from pubpriv_core.data import load_dataset
+
+    base = dict(preset="tiny", n=300, seed=0)
+    first, again, other = (load_dataset("synthetic", **base, draw=d).records for d in (0, 0, 2))
+    assert (first == again).all() and not (first == other).all()

@@ -157,6 +157,109 @@ _ACS_LARGE = ("CA", "TX", "NY", "FL", "IL")
 _ACS_VAL_PA = ",".join(f"{{state:{s},year:2018}}" for s in ("OH", *_ACS_LARGE))
 _ACS_VAL_GA = ",".join(f"{{state:{s},year:2018}}" for s in ("NC", *_ACS_LARGE))
 
+# ----------------------------------------------------------------- signal-matched artefacts
+#: the paper-equivalent ε of the matched grids: each run spends ε = eps_equiv·10^5/n, the n·ε of
+#: the paper's ACS rows (n ≈ 10^5) at Fig. 1's ε (:mod:`experiments.release.signal`)
+EPS_EQUIV = EPS
+#: T where it binds: up to the top of the paper's ACS grid {100, …, 300}
+T_MATCHED = "10,25,50,100,200,300"
+#: DualQuery (η, s) in the matched grids, cut to the optima of the committed NIST grids (η = 4
+#: or 8, s at its lower edge 10) to fit the time budget; both accountings
+DQ_MATCHED = ("algo.eta=4.0,8.0", "algo.samples=10")
+#: the comparisons behind a matched artefact's verdicts (Holm-corrected together): the answer
+#: (PMW^Pub − public only, − AIM, − best mixture; JAM-PGM − AIM) and the paper's claims
+#: (PMW^Pub − DualQuery, − MWEM). The lines added by MATCHED_LINE_BUILDERS add their pairs here.
+MATCHED_FAMILY: Family = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"),
+                          ("JAM-PGM", "AIM"), ("PMW^Pub", "best mixture"),
+                          ("PMW^Pub", "DualQuery"), ("PMW^Pub", "DualQuery (zCDP)"),
+                          ("PMW^Pub", "MWEM"))
+
+
+def matched(*overrides: str) -> tuple[str, ...]:
+    """``overrides`` at every paper-equivalent ε of :data:`EPS_EQUIV` (``eps`` left at its
+    default, which ``eps_equiv`` replaces)."""
+    return ("eps=1.0", f"eps_equiv={EPS_EQUIV}", *overrides)
+
+
+def _pgm_lines(preset: str, row: str, fixed: tuple[str, ...], publics: str,
+               public0: str) -> list[Block]:
+    """AIM (no public data, once on ``public0``'s problem) and JAM-PGM on every public source."""
+    return [Block(preset, (*fixed, f"public={public0}", "algo=aim", "T=1", *matched()), row),
+            Block(preset, (*fixed, f"public={publics}", "algo=jam_pgm", "T=1", *matched()), row)]
+
+
+#: extra lines of the matched rows: each builder maps (preset, row, fixed overrides, public
+#: sources, the one source of the lines that ignore it) to blocks at :func:`matched` budgets.
+#: Further algorithms (GEM^Pub, PEP^Pub, RAP, …) add a builder here and their pairs to
+#: MATCHED_FAMILY.
+MATCHED_LINE_BUILDERS: list[Callable[[str, str, tuple[str, ...], str, str], list[Block]]] = []
+
+
+@dataclass(frozen=True)
+class MatchedRow:
+    """A figure row at matched signal: its overrides, public sources, and the validation
+    release (the 2018 file treated as private, other 2019 files as public) of PMW^Pub's T."""
+
+    row: str
+    fixed: tuple[str, ...]
+    publics: str
+    public0: str
+    validation: tuple[str, ...]
+    validation_publics: str
+    mwem: bool = False
+    pgm: bool = True
+
+
+#: repetitions of a validation release (selection only: the test runs are reported)
+VALIDATION_RUNS = 3
+
+
+def matched_row(preset: str, spec: MatchedRow) -> list[Block]:
+    """PMW^Pub over :data:`T_MATCHED` (validated), the public data alone and the exact best
+    mixture, DualQuery under both accountings, MWEM where the domain allows, AIM and JAM-PGM
+    (``pgm``) and the :data:`MATCHED_LINE_BUILDERS` lines, all at :data:`EPS_EQUIV`."""
+    row, fixed, publics, public0 = spec.row, spec.fixed, spec.publics, spec.public0
+    base = (*fixed, f"public={public0}", "public.fraction=1.0")
+    blocks = [Block(preset, (*fixed, f"public={publics}", "algo=pmwpub",
+                             *matched(f"T={T_MATCHED}")), row),
+              *_references(preset, row, (*fixed, f"public={publics}")),
+              Block(preset, (*base, "algo=dualquery", *matched("T=1", *DQ_MATCHED)), row),
+              Block(preset, (*base, "algo=dualquery",
+                             *matched("T=1", *DQ_MATCHED, "algo.accounting=zcdp")), row),
+              Block(preset, (*spec.validation, f"public={spec.validation_publics}",
+                             "algo=pmwpub", f"runs={VALIDATION_RUNS}",
+                             *matched(f"T={T_MATCHED}")), row, "validation")]
+    if spec.mwem:
+        blocks.append(Block(preset, (*base, "algo=mwem", *matched(f"T={T_MATCHED}")), row))
+    if spec.pgm:
+        blocks += _pgm_lines(preset, row, fixed, publics, public0)
+    for builder in MATCHED_LINE_BUILDERS:
+        blocks += builder(preset, row, fixed, publics, public0)
+    return blocks
+
+
+_VAL_MA = "{region:national,year:2019},{region:tx,year:2019}"
+_VAL_TX = "{region:national,year:2019},{region:ma,year:2019}"
+_VAL_NATIONAL = "{region:ma,year:2019},{region:tx,year:2019}"
+_FIG1_PUBLICS = "{year:2018},{region:national},{region:tx}"
+MATCHED_ROWS = {
+    "reduced5": MatchedRow("reduced 5-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
+                           ("dataset.year=2018",), _VAL_MA, mwem=True, pgm=False),
+    "reduced3": MatchedRow("reduced 3-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
+                           ("dataset.year=2018",), _VAL_MA, mwem=True),
+    "full_ma": MatchedRow("full, private MA-2019", _NIST_FULL, _FIG1_PUBLICS, "{year:2018}",
+                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False),
+    "full_tx": MatchedRow("full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
+                          "{year:2018},{region:national},{region:ma}", "{year:2018}",
+                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False),
+    "full_national": MatchedRow("full, private NATIONAL-2019",
+                                (*_NIST_FULL, "dataset.region=national"),
+                                "{year:2018},{region:ma},{region:tx}", "{year:2018}",
+                                (*_NIST_FULL, "dataset.region=national", "dataset.year=2018"),
+                                _VAL_NATIONAL, pgm=False),
+}
+_MATCHED_TITLE = " at the paper's signal (ε = eps_equiv·10^5/n)"
+
 ARTEFACTS = {a.name: a for a in [
     Artefact("fig2", "results/fig2_adult_bias", (
         Block("fig2_adult_bias", (), "ADULT"),
@@ -217,6 +320,21 @@ ARTEFACTS = {a.name: a for a in [
                     "{role:public,shift:0.0}", False)),
         notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
         title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
+    Artefact("fig1_nist_matched", "results/fig1_nist_matched", tuple(
+        b for key in ("reduced5", "full_ma", "full_tx")
+        for b in matched_row("fig1_nist", MATCHED_ROWS[key])),
+        family=MATCHED_FAMILY,
+        title="NIST ACS excerpts: max error vs paper-equivalent ε (Fig. 1 layout)"
+              + _MATCHED_TITLE),
+    Artefact("nist_shift_matched", "results/nist_shift_matched", tuple(
+        matched_row("fig1_nist", MATCHED_ROWS["full_national"])),
+        family=MATCHED_FAMILY,
+        title="NIST ACS excerpts, full domain, 3-way, private national-2019" + _MATCHED_TITLE),
+    Artefact("sota_matched", "results/sota_matched", tuple(
+        matched_row("sota", MATCHED_ROWS["reduced3"])),
+        family=MATCHED_FAMILY, notes=sota_notes,
+        title="NIST MA-2019 reduced, all 84 3-way marginals: PMW^Pub vs AIM, JAM-PGM"
+              + _MATCHED_TITLE),
     Artefact("fig1_acs", "results/fig1_acs", (
         *_row("fig1_acs", "reduced, private PA-18", public0="{year:2014}", mwem=True),
         *_row("fig1_acs", "full, private PA-18", _ACS_FULL, public0="{year:2014}", mwem=False),

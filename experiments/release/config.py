@@ -33,7 +33,8 @@ class DatasetConf:
 class SyntheticConf(DatasetConf):
     """The embedded seeded generator (no files): ``n`` rows (null: the preset's) of the private
     (``role``) or public chain model of ``preset``; the public model is the private one mixed
-    with an independent chain by ``shift`` (``pubpriv_core.data.synthetic``)."""
+    with an independent chain by ``shift`` (``pubpriv_core.data.synthetic``); ``draw`` > 0
+    samples the same models again (validation releases)."""
 
     name: str = "synthetic"
     preset: str = "small"
@@ -42,6 +43,7 @@ class SyntheticConf(DatasetConf):
     shift: float = 0.1
     seed: int = 0
     concentration: float = 0.5
+    draw: int = 0
 
 
 @dataclass

@@ -30,7 +30,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
-    """``--quick``: one run, ε at the grid's ends, the first value of every other swept axis
+    """``--quick``: one run, ε (or eps_equiv) at the grid's ends, the first value of every other
+    swept axis
     except the ``keep`` axes (the public sources, which are what a figure compares)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from experiments.release.sweep import preset_grid
@@ -43,7 +44,8 @@ def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
         if key in keep or not parsed.is_sweep_override():
             continue
         values = list(parsed.sweep_string_iterator())
-        out.append(f"{key}={','.join(values[::len(values) - 1] if key == 'eps' else values[:1])}")
+        ends = key in ("eps", "eps_equiv")
+        out.append(f"{key}={','.join(values[::len(values) - 1] if ends else values[:1])}")
     return out
 
 

@@ -119,6 +119,7 @@ _DATASET = {
     "seed": SEED,
     "concentration": real(0.0, 1e6, "pass a positive Dirichlet concentration such as 0.5",
                           open_low=True),
+    "draw": integer(0, 2 ** 31, "pass 0 (the default sample) or another sample's number"),
 }
 
 RULES: dict[str, Rule] = {
@@ -161,7 +162,7 @@ RULES: dict[str, Rule] = {
                                             "pass the public dataset's year"),
                                     "the private dataset's"),
     **{f"public.dataset.{k}": optional(rule, "the private dataset's")
-       for k, rule in _DATASET.items() if k not in ("seed", "concentration")},
+       for k, rule in _DATASET.items() if k not in ("seed", "concentration", "draw")},
     "algo.mwem.max_domain_size": integer(1, 10 ** 12, "pass a cap on |X| such as 10000000"),
     "algo.dualquery.eta": real(0.0, 1e3, "pass a learning rate such as 2.0", open_low=True),
     "algo.dualquery.samples": integer(1, 10 ** 7, "pass the queries drawn per round, e.g. 200"),

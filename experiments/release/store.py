@@ -37,7 +37,8 @@ RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "
 #: they were (dotted key -> default): a config holding that default hashes as it did before the
 #: field existed, so stored records keep their hashes.
 NEUTRAL_DEFAULTS: dict[str, object] = {"eps_equiv": None, "n_ref": 100_000,
-                                       "algo.output": "paper", "algo.replay_variant": "paper"}
+                                       "algo.output": "paper", "algo.replay_variant": "paper",
+                                       "dataset.draw": 0}
 RECORD_VERSION = 1
 _TEMP_PREFIX = ".tmp-"
 CORRUPT_DIR = ".corrupt"
