@@ -18,12 +18,15 @@ EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
 
 @dataclass(frozen=True)
 class Block:
-    """``run.py -m experiment=<preset> <overrides>``, feeding figure row ``row`` as ``role``."""
+    """``run.py -m experiment=<preset> <overrides>``, feeding figure row ``row`` as ``role``;
+    a ``tuned`` block runs each of its lines only at the T its validation runs chose
+    (:mod:`experiments.release.stages`)."""
 
     preset: str
     overrides: tuple[str, ...] = ()
     row: str = ""
     role: str = "test"
+    tuned: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,19 @@ def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool) -> list[B
 
 
 _PAPER_SCALE_ROW = "full-ACS shape, synthetic"
+#: PMW^Pub's T at paper scale: selected per (source, ε) on a validation draw of the private
+#: model (dataset.draw=1, one run: the grid is swept once, the test runs only at the choice)
+T_PAPER = "10,30,100,300"
+PAPER_VALIDATION_RUNS = 1
+#: seconds of the exact best-mixture LP per source at paper scale (else the certified
+#: interval [absent-cell floor, MW-100 estimate] is drawn)
+PAPER_LP_SECONDS = 120
+#: the released-code comparison (docs/matched-signal.md): PMW^Pub as Alg. 1, with the released
+#: code's output average, and with its output average and replay, each at its best average T
+RELEASED_VARIANTS = ((), ("algo.output=released_code",),
+                     ("algo.output=released_code", "algo.replay_variant=released_code"))
+T_ADULT = "5,10,25,50,100,200"
+T_PAPER_RELEASED = "30,100,300"
 _NIST_FULL = ("dataset.reduced=false", "workload.k=3")
 _NIST_TX = ("dataset.region=tx",)
 _SHIFT_EPS = ("eps=0.1,0.25,0.5,1.0",)
@@ -169,6 +185,9 @@ DQ_MATCHED = ("algo.eta=4.0,8.0", "algo.samples=10")
 #: the comparisons behind a matched artefact's verdicts (Holm-corrected together): the answer
 #: (PMW^Pub − public only, − AIM, − best mixture; JAM-PGM − AIM) and the paper's claims
 #: (PMW^Pub − DualQuery, − MWEM). The lines added by MATCHED_LINE_BUILDERS add their pairs here.
+RELEASED_FAMILY: Family = (("PMW^Pub (released code)", "PMW^Pub"),
+                           ("PMW^Pub (A_1..A_T)", "PMW^Pub"),
+                           ("PMW^Pub (released code)", "PMW^Pub (A_1..A_T)"))
 MATCHED_FAMILY: Family = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"),
                           ("JAM-PGM", "AIM"), ("PMW^Pub", "best mixture"),
                           ("PMW^Pub", "DualQuery"), ("PMW^Pub", "DualQuery (zCDP)"),
@@ -312,14 +331,30 @@ ARTEFACTS = {a.name: a for a in [
               "full")),
         kind="runtime", title="Per-iteration run time (one process)"),
     Artefact("fig1_paper_scale", "results/fig1_paper_scale", (
-        Block("fig1_paper_scale", (), _PAPER_SCALE_ROW),
+        Block("fig1_paper_scale", (f"T={T_PAPER}", "dataset.draw=1",
+                                   f"runs={PAPER_VALIDATION_RUNS}"), _PAPER_SCALE_ROW,
+              "validation"),
+        Block("fig1_paper_scale", (), _PAPER_SCALE_ROW, tuned=True),
         Block("fig1_paper_scale", ("algo=public_only", "eps=1.0", "T=1"), _PAPER_SCALE_ROW),
-        Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1",
+        Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=both",
+                                   f"algo.lp_time_limit={PAPER_LP_SECONDS}", "eps=1.0", "T=1",
                                    "runs=1"), _PAPER_SCALE_ROW),
-        *_baselines("fig1_paper_scale", _PAPER_SCALE_ROW, "test", (),
-                    "{role:public,shift:0.0}", False)),
+        Block("fig1_paper_scale", ("public={role:public,shift:0.0}", "public.fraction=1.0",
+                                   "algo=dualquery", "T=1", *DQ_MATCHED), _PAPER_SCALE_ROW)),
         notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
         title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
+    Artefact("released_code", "results/released_code", (
+        *[Block("fig2_adult_bias", ("public.delta=0.0,0.2", f"T={T_ADULT}", *variant),
+                "ADULT") for variant in RELEASED_VARIANTS],
+        *[Block("fig1_paper_scale", ("public.shift=0.0,0.3", "eps=0.1,1.0", "runs=3",
+                                     f"T={T_PAPER_RELEASED}", *variant), _PAPER_SCALE_ROW)
+          for variant in RELEASED_VARIANTS],
+        Block("fig2_adult_bias", ("public.delta=0.0,0.2", "algo=public_only", "eps=1.0", "T=1"),
+              "ADULT"),
+        Block("fig1_paper_scale", ("public.shift=0.0,0.3", "algo=public_only", "eps=1.0",
+                                   "T=1", "runs=3"), _PAPER_SCALE_ROW)),
+        tuning="best_average", family=RELEASED_FAMILY, quick_keep=("public.shift", "algo"),
+        title="PMW^Pub as in Alg. 1 and as the released code runs it, each at its best T"),
     Artefact("fig1_nist_matched", "results/fig1_nist_matched", tuple(
         b for key in ("reduced5", "full_ma", "full_tx")
         for b in matched_row("fig1_nist", MATCHED_ROWS[key])),

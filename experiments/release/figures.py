@@ -76,9 +76,26 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     if "opt_public_init" in table:
         names = names.where(~table["opt_public_init"].fillna(False).astype(bool),
                             names + "+public init")
+    names = names + released_code_suffix(table)
     line = [f"{row} / {n} [{s}]" if s else f"{row} / {n}"
             for row, n, s in zip(table["row"], names, source)]
     return table.assign(source=source, line=line)
+
+
+def released_code_suffix(table: pd.DataFrame) -> pd.Series:
+    """The name suffix of PMW^Pub/MWEM run as the authors' released code: `` (released code)``
+    (its output average and replay), `` (A_1..A_T)`` (its output average only), `` (released
+    replay)`` (its replay only); empty for the paper's Algorithm 1."""
+    def released(column: str) -> pd.Series:
+        values = table[column] if column in table else pd.Series(None, index=table.index)
+        return values.fillna("paper").eq("released_code")
+
+    output, replay = released("opt_output"), released("opt_replay_variant")
+    suffix = pd.Series("", index=table.index)
+    suffix[output & replay] = " (released code)"
+    suffix[output & ~replay] = " (A_1..A_T)"
+    suffix[~output & replay] = " (released replay)"
+    return suffix
 
 
 def source_order(source: str) -> tuple:

@@ -11,7 +11,7 @@ import platform
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +24,7 @@ from experiments.release.collect import collect
 from experiments.release.figures import line_labels, plot_artefact, runtime_table
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
-from experiments.release.sweep import compose_jobs, expand, run_sweep
+from experiments.release.sweep import SweepReport, compose_jobs, expand, run_sweep
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,10 +51,21 @@ def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
 
 @dataclass
 class Plan:
-    """The distinct configs of an artefact and the (row, role) each feeds."""
+    """The distinct configs of an artefact and the (row, role) each feeds; ``tuned``: the
+    (config, row) of the tuned blocks, run at their validated T by a second stage."""
 
     configs: list[dict]
     tags: pd.DataFrame  # config_hash, row, role (a config may feed several rows)
+    tuned: list[tuple[dict, str]] = field(default_factory=list)
+
+    def add(self, configs: list[dict], tags: list[tuple[str, str, str]]) -> list[dict]:
+        """Add the configs not planned yet (and every new tag); returns the new configs."""
+        known = {config_hash(c) for c in self.configs}
+        new = [c for c in configs if config_hash(c) not in known]
+        self.configs += list({config_hash(c): c for c in new}.values())
+        frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"])
+        self.tags = pd.concat([self.tags, frame], ignore_index=True).drop_duplicates()
+        return new
 
 
 def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
@@ -66,13 +77,38 @@ def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
         jobs += block_jobs
         owners += [block] * len(block_jobs)
     configs: dict[str, dict] = {}
-    tags = []
+    tags, tuned = [], []
     for cfg, block in zip(compose_jobs(jobs), owners):  # one Hydra compose per group choice
+        if block.tuned:
+            tuned.append((cfg, block.row))
+            continue
         chash = config_hash(cfg)
         configs.setdefault(chash, cfg)
         tags.append((chash, block.row, block.role))
     frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"]).drop_duplicates()
-    return Plan(list(configs.values()), frame)
+    return Plan(list(configs.values()), frame, tuned)
+
+
+def run_stages(work: Plan, no_run: bool, jobs: int) -> SweepReport | None:
+    """Sweep the plan, then each second stage (:mod:`experiments.release.stages`) the records
+    call for, until none is left; with ``no_run`` only the stages already stored are planned."""
+    from experiments.release.stages import T_EXTENSION, next_stage
+
+    reports = [] if no_run else [run_sweep(work.configs, n_jobs=jobs)]
+    for _ in range(len(T_EXTENSION) + 2):
+        try:
+            table = collect_plan(work)
+        except ValueError:          # nothing stored yet (--no-run before any sweep)
+            break
+        new = work.add(*next_stage(work, work.tuned, table))
+        if not new:
+            break
+        if not no_run:
+            reports.append(run_sweep(new, n_jobs=jobs))
+    if not reports:
+        return None
+    return SweepReport(*(sum(getattr(r, k) for r in reports)
+                         for k in ("configs", "tasks", "skipped", "groups", "wall_s")))
 
 
 def collect_plan(p: Plan) -> pd.DataFrame:
@@ -157,7 +193,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     try:
         work = plan(artefact, settings, quick)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
-        report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
+        report = run_stages(work, no_run, jobs)
         table, stored = stored_runs(work, folder, no_run)
         notes = run_notes(command or [], artefact, tuning, report, jobs,
                           time.perf_counter() - tick)

@@ -31,6 +31,7 @@ class Figure:
     mixture_ref: pd.DataFrame   # per (row, source): exact best mixture mean, se, MW estimate
     test: pd.DataFrame          # every test run of the private algorithms
     real_eps: dict              # matched grids: row -> (smallest ε, largest ε, n); else empty
+    validation: pd.DataFrame    # every validation run of the private algorithms
 
 
 def build(table: pd.DataFrame, tuning: str) -> Figure:
@@ -47,7 +48,7 @@ def build(table: pd.DataFrame, tuning: str) -> Figure:
     mixture = test_rows[test_rows["algo"] == "best_mixture"]
     return Figure(chosen, chosen_runs(test, chosen), public_only, reference(public_only),
                   mixture_reference(mixture) if not mixture.empty else mixture, test,
-                  real_eps_ranges(test))
+                  real_eps_ranges(test), validation)
 
 
 def selected_table(fig: Figure) -> pd.DataFrame:
@@ -68,7 +69,8 @@ def summary_text(fig: Figure, family: Family = DEFAULT_FAMILY) -> str:
     """The markdown body of summary.md; ``family`` names the paired comparisons whose verdicts
     are Holm-corrected together (:mod:`experiments.release.paired`)."""
     parts = [_signal(fig), _errors(fig.chosen), _references(fig),
-             _paired(comparisons(fig, family)), _edges(fig), _degenerate(fig.runs)]
+             _paired(comparisons(fig, family)), _edges(fig), _validation_curve(fig),
+             _degenerate(fig.runs)]
     return "\n\n".join(p for p in parts if p)
 
 
@@ -166,6 +168,31 @@ def _edges(fig: Figure) -> str:
                       "(a small gap means the edge is a flat optimum, not a cut-off trend; "
                       "two-value grids have no interior).", "",
                       markdown(listing.rename("selected at the edge").to_frame())])
+
+
+def _validation_curve(fig: Figure) -> str:
+    """Error against T on the validation runs (the curve PMW^Pub's T is selected on), the
+    selected T marked, and the lines whose validation optimum is the largest T tried."""
+    val = fig.validation[fig.validation["algo"].isin(T_TUNED)] if not fig.validation.empty \
+        else fig.validation
+    if val.empty:
+        return ""
+    means = val.groupby(["line", "eps", "T"])["max_error"].agg(["mean", "count"]).reset_index()
+    best = means.loc[means.groupby(["line", "eps"])["mean"].idxmin()].set_index(["line", "eps"])
+    means["cell"] = [f"**{m:.4f}**" if best.loc[(l, e), "T"] == t else f"{m:.4f}"
+                     for l, e, t, m in zip(means["line"], means["eps"], means["T"],
+                                           means["mean"])]
+    wide = means.pivot(index=["line", "eps"], columns="T", values="cell").fillna("—")
+    wide.columns = [f"T={int(t)}" for t in wide.columns]
+    tops = means.groupby(["line", "eps"])["T"].max()
+    edge = [f"{l} at ε = {e:g}: T = {int(best.loc[(l, e), 'T'])}"
+            for (l, e), top in tops.items() if best.loc[(l, e), "T"] == top]
+    runs = int(means["count"].max())
+    return "\n".join(["## Validation: max error against T", "",
+                      f"Mean max error over the validation runs ({runs} per point; the release "
+                      "treated as private, see the figure's rows), bold: the T selected for the "
+                      "test runs. Optima at the largest T tried (after any extension of the "
+                      f"grid): {'; '.join(edge) if edge else 'none'}.", "", markdown(wide)])
 
 
 def _degenerate(runs: pd.DataFrame) -> str:

@@ -120,14 +120,17 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
     reference line. The trace carries ``lp_value`` (certified to 1e-9), ``lp_lower``, the
     constraint generation's ``lp_rounds``, ``lp_working_cells``, ``lp_active_cells`` and
     ``lp_seconds``, and ``mw_value`` (NaN when not computed or, with ``method="both"``, when the
-    LP hits ``lp_time_limit``: the MW estimate is kept then).
+    LP hits ``lp_time_limit``: the MW estimate is kept then), and ``floor``, the largest private
+    answer of a query no support row satisfies: a certified lower bound on f (every reweighting
+    answers such a query 0), so [floor, mw_value] brackets f when the LP is not certified.
     """
     if method not in METHODS:
         raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
                          f"{', '.join(METHODS)}")
     start = time.perf_counter()
     answerer = problem.public_answerer
-    trace = {"lp_value": float("nan"), "mw_value": float("nan"), "method": method}
+    trace = {"lp_value": float("nan"), "mw_value": float("nan"), "method": method,
+             "floor": _split(answerer, problem.true_answers)[1]}
     weights = None
     if method in ("mw", "both"):
         trace["mw_value"], weights = best_mixture_mw(answerer, problem.true_answers,
