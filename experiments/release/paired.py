@@ -53,15 +53,27 @@ def reference(table: pd.DataFrame, value: str = "max_error") -> pd.DataFrame:
 
 def mixture_reference(mixture: pd.DataFrame) -> pd.DataFrame:
     """Best mixture error per (row, source): ``mean``/``se`` of the exact LP value where every
-    run solved it (``exact`` True), else of the paper's MW estimate; ``mw_estimate`` always."""
-    values = mixture.assign(mw_estimate=mixture["trace_mw_value"])
+    run solved it (``exact`` True), else of the paper's MW estimate; ``mw_estimate`` always;
+    ``lower`` / ``upper``, the certified bracket of the value (the LP's, else the absent-cell
+    floor and the MW estimate; NaN where the records hold no floor); ``same_support`` when every
+    run has the same public support (another dataset used whole), so that run 0's value is
+    every run's."""
+    trace = lambda name: mixture.get(name, pd.Series(np.nan, index=mixture.index))  # noqa: E731
+    lp, mw = trace("trace_lp_value"), trace("trace_mw_value")
+    lower = pd.concat([trace("trace_floor"), trace("trace_lp_lower")], axis=1).max(axis=1)
+    upper = pd.concat([mw, trace("trace_lp_upper")], axis=1).min(axis=1)
+    values = mixture.assign(mw_estimate=mw, lower=lower.where(lp.isna(), lp),
+                            upper=upper.where(lp.isna(), lp))
     solved = values.groupby(["row", "source"])["trace_lp_value"].transform(
-        lambda v: v.notna().all())
-    values = values.assign(value=values["trace_lp_value"].where(solved, values["mw_estimate"]),
-                           exact=solved)
+        lambda v: v.notna().all()) if "trace_lp_value" in values else False
+    values = values.assign(value=lp.where(solved, mw), exact=solved)
     out = reference(values, "value")
-    extra = values.groupby(["row", "source"]).agg(mw_estimate=("mw_estimate", "mean"),
-                                                  exact=("exact", "all"))
+    kind = values.get("public", pd.Series("dataset", index=values.index))
+    fraction = values.get("public_fraction", pd.Series(1.0, index=values.index))
+    values = values.assign(same_support=kind.eq("dataset") & fraction.fillna(1.0).ge(1.0))
+    extra = values.groupby(["row", "source"]).agg(
+        mw_estimate=("mw_estimate", "mean"), exact=("exact", "all"), lower=("lower", "mean"),
+        upper=("upper", "mean"), same_support=("same_support", "all"))
     return out.merge(extra.reset_index(), on=["row", "source"])
 
 

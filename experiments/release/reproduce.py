@@ -21,7 +21,7 @@ from experiments.console import (EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, U
 from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
-from experiments.release.figures import line_labels, plot_artefact, runtime_table
+from experiments.release.figures import line_labels, plot_artefact, runtime_table, tuning_note
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
 from experiments.release.sweep import SweepReport, compose_jobs, expand, run_sweep
@@ -161,8 +161,8 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
         figure = build(table, tuning)
         selected_table(figure).to_csv(out / "selected.csv", index=False)
         rows = list(dict.fromkeys(b.row for b in artefact.blocks))
-        plot_artefact(figure, f"{artefact.title} — tuning: {tuning}", rows).savefig(
-            out / "figure.png", dpi=130)
+        plot_artefact(figure, f"{artefact.title} — {tuning_note(figure, tuning)}",
+                      rows).savefig(out / "figure.png", dpi=130)
         written += [out / "selected.csv", out / "figure.png"]
         summary = summary_text(figure, artefact.family)
     if artefact.notes:

@@ -56,8 +56,11 @@ def selected_table(fig: Figure) -> pd.DataFrame:
     data alone and for the best mixture error (``mean`` exact, ``mw_estimate`` the paper's)."""
     mixture = fig.mixture_ref
     if not mixture.empty:
-        mixture = mixture.assign(tuning=mixture["exact"].map(
-            {True: "ε-free (exact LP)", False: "ε-free (MW-100 estimate; LP not certified)"}))
+        mixture = mixture.assign(tuning=[
+            "ε-free (exact LP)" if exact else
+            f"ε-free (MW-100 estimate; certified interval [{low:.3g}, {high:.3g}])"
+            if pd.notna(low) and low > 0 else "ε-free (MW-100 estimate; LP not certified)"
+            for exact, low, high in zip(mixture["exact"], mixture["lower"], mixture["upper"])])
     refs = [fig.public_ref.assign(algo="public_only", tuning="ε-free"),
             mixture.assign(algo="best_mixture")]
     refs = [r.assign(line=r["row"] + " / " + r["algo"] + " [" + r["source"] + "]")
@@ -115,10 +118,13 @@ def _references(fig: Figure) -> str:
                       "public only: the public distribution A_0 released as is (no privacy "
                       "spent). Best mixture error (Def. 4.1): the exact LP value, certified to "
                       "1e-9 (`exact` True), which the shading uses; where the LP did not finish "
-                      "within its time limit (300 s in the sweeps) the MW-100 estimate (the "
-                      "paper's upper estimate) stands in and `exact` is False. The sweeps "
-                      "solve it on repetition 0 only (its split), so its SE is 0.", "",
-                      markdown(ref.set_index(["row", "source"]).round(5))])
+                      "within its time limit the MW-100 estimate (the paper's upper estimate) "
+                      "stands in and `exact` is False, and `lower`–`upper` is the certified "
+                      "interval (the absent-cell floor or the LP's bound below, the best "
+                      "reweighting found above). A source used whole has the same support in "
+                      "every run and is solved on run 0 (SE 0); a resampled one on every run. "
+                      "Values with 3 significant digits, as in the figure.", "",
+                      markdown(significant(ref.set_index(["row", "source"])))])
 
 
 def _paired(diffs: pd.DataFrame) -> str:
@@ -215,6 +221,13 @@ def hyper_text(row: pd.Series) -> str:
     if row["algo"] == "dualquery":
         return f"η={row['opt_eta']:g}, s={int(row['opt_samples'])}"
     return f"T={int(row['T'])}" if row["algo"] in T_TUNED else ""
+
+
+def significant(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Float columns as text with ``digits`` significant digits, the rounding the figures'
+    titles use (one rounding of each value everywhere)."""
+    return frame.apply(lambda col: col.map(lambda v: f"{v:.{digits}g}" if pd.notna(v) else "—")
+                       if col.dtype.kind == "f" else col)
 
 
 def markdown(frame: pd.DataFrame) -> str:
