@@ -1,0 +1,81 @@
+"""The answer at matched signal: does public data help, and is PMW^Pub's advantage real?
+
+One table over every (private set, public source) of the signal-matched artefacts
+(:data:`ARTEFACTS`, read from their committed ``runs.csv``), with four comparisons per cell:
+PMW^Pub − public only, PMW^Pub − AIM, JAM-PGM − AIM and PMW^Pub − best mixture, each at every
+paper-equivalent ε (Liu et al. 2021's grid). The comparisons of the whole table form one family,
+Holm-corrected together (:mod:`experiments.release.paired`); a cell gives, per verdict, the ε at
+which it holds and the range of the mean differences there. ``python scripts/answer.py`` prints
+it (markdown) for ``results/README.md``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.release.catalogue import ARTEFACTS
+from experiments.release.paired import holm_verdicts, line_name, paired_differences
+from experiments.release.reproduce import REPO
+from experiments.release.summary import build
+
+#: the matched artefacts the answer reads, and its columns (subject, other)
+SOURCES = ("fig1_nist_matched", "sota_matched", "nist_shift_matched", "fig1_paper_scale")
+COLUMNS = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"), ("JAM-PGM", "AIM"),
+           ("PMW^Pub", "best mixture"))
+
+
+def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
+    """Every answer comparison of the artefacts whose runs.csv exists, with its artefact."""
+    parts = []
+    for name in names:
+        artefact = ARTEFACTS[name]
+        path = root / artefact.out / "runs.csv"
+        if not path.is_file():
+            continue
+        runs = pd.read_csv(path)
+        fig = build(runs.assign(source=runs["source"].fillna("")), artefact.tuning)
+        diffs = paired_differences(fig.runs, fig.public_only, fig.mixture_ref, COLUMNS)
+        parts.append(diffs.assign(artefact=name))
+    if not parts:
+        raise ValueError("no runs.csv of a matched artefact under results/; run "
+                         "`python scripts/reproduce.py fig1_nist_matched` (and the others) first")
+    return pd.concat(parts, ignore_index=True)
+
+
+def cell(part: pd.DataFrame) -> str:
+    """"lower at 0.25–1 (−0.031 … −0.004); undecided at 0.1–0.2": per verdict its ε and the
+    range of the mean differences."""
+    if part.empty:
+        return "not run"
+    out = []
+    for verdict in ("lower", "higher", "undecided"):
+        hit = part[part["verdict"] == verdict].sort_values("eps")
+        if hit.empty:
+            continue
+        eps = ", ".join(f"{e:g}" for e in hit["eps"])
+        low, high = hit["diff"].min(), hit["diff"].max()
+        span = f"{low:+.3g}" if abs(high - low) < 5e-5 else f"{low:+.3g} … {high:+.3g}"
+        out.append(f"{verdict} at {eps} ({span})")
+    return "; ".join(out)
+
+
+def answer_table(diffs: pd.DataFrame) -> str:
+    """The markdown table: one row per (artefact row, public source), one column per
+    comparison, Holm-corrected over all of ``diffs``."""
+    diffs = holm_verdicts(diffs)
+    diffs = diffs.assign(name=diffs["line"].map(line_name),
+                         row=diffs["line"].str.split(" / ").str[0],
+                         source=diffs["line"].str.extract(r"\[(.*)\]$")[0])
+    head = ["private set (row)", "public source",
+            *[f"{subject} − {other}" for subject, other in COLUMNS]]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (row, source), part in diffs.groupby(["row", "source"], sort=False):
+        cells = [cell(part[(part["name"] == subject) & (part["versus"] == other)])
+                 for subject, other in COLUMNS]
+        lines.append(f"| {row} | {source} | " + " | ".join(cells) + " |")
+    family = int(diffs["family"].iloc[0])
+    return "\n".join([*lines, "", f"Family: {family} paired t-tests (every cell's ε), "
+                      "Holm-corrected together at family-wise error 0.05; ε is the "
+                      "paper-equivalent ε (eps_equiv) on the NIST rows and ε itself at "
+                      "paper scale (n = 130,000)."])
