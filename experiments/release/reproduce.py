@@ -153,7 +153,8 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
     if runs_csv:
         table.to_csv(written[0], index=False)
     if artefact.kind == "runtime":
-        text = runtime_table(table, machine(), domain_sizes(artefact, plan_configs))
+        measured = machine() if runs_csv else measured_on(out / "table1.md")
+        text = runtime_table(table, measured, domain_sizes(artefact, plan_configs))
         (out / "table1.md").write_text(text)
         written.append(out / "table1.md")
         summary = text
@@ -214,6 +215,14 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         print(f"wrote {path}")
     print(f"{artefact.name}: wall time {time.perf_counter() - tick:.1f} s ({machine()})")
     return 0
+
+
+def measured_on(table1: Path) -> str:
+    """The machine line of an earlier table1.md (a redraw keeps where the times were taken)."""
+    lines = table1.read_text().splitlines() if table1.is_file() else []
+    found = [line.removeprefix("Machine: ").rstrip(".") for line in lines
+             if line.startswith("Machine: ")]
+    return found[0] if found else "unknown (redrawn from runs.csv)"
 
 
 def stored_runs(work: Plan, folder: Path, no_run: bool) -> tuple[pd.DataFrame, bool]:
