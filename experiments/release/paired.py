@@ -54,14 +54,16 @@ def reference(table: pd.DataFrame, value: str = "max_error") -> pd.DataFrame:
 def mixture_reference(mixture: pd.DataFrame) -> pd.DataFrame:
     """Best mixture error per (row, source): ``mean``/``se`` of the exact LP value where every
     run solved it (``exact`` True), else of the paper's MW estimate; ``mw_estimate`` always;
-    ``lower`` / ``upper``, the certified bracket of the value (the LP's, else the absent-cell
-    floor and the MW estimate; NaN where the records hold no floor); ``same_support`` when every
+    ``lower`` / ``upper``, the certified bracket of the value (the LP's value when certified,
+    else the largest recorded lower bound — ``floor``, the absent-cell floor, or the LP's
+    ``mixture_lower`` — and the smallest upper one — the MW estimate or ``mixture_upper``; NaN
+    where the records hold no lower bound); ``same_support`` when every
     run has the same public support (another dataset used whole), so that run 0's value is
     every run's."""
     trace = lambda name: mixture.get(name, pd.Series(np.nan, index=mixture.index))  # noqa: E731
     lp, mw = trace("trace_lp_value"), trace("trace_mw_value")
-    lower = pd.concat([trace("trace_floor"), trace("trace_lp_lower")], axis=1).max(axis=1)
-    upper = pd.concat([mw, trace("trace_lp_upper")], axis=1).min(axis=1)
+    lower = pd.concat([trace("trace_floor"), trace("trace_mixture_lower")], axis=1).max(axis=1)
+    upper = pd.concat([mw, trace("trace_mixture_upper")], axis=1).min(axis=1)
     values = mixture.assign(mw_estimate=mw, lower=lower.where(lp.isna(), lp),
                             upper=upper.where(lp.isna(), lp))
     solved = values.groupby(["row", "source"])["trace_lp_value"].transform(
