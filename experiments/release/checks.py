@@ -71,7 +71,8 @@ def _check_budget_choice(cfg: dict[str, Any]) -> None:
 
     if cfg.get("eps_equiv") is not None and cfg.get("eps", RunConf.eps) != RunConf.eps:
         raise ConfigError(f"eps={cfg['eps']} and eps_equiv={cfg['eps_equiv']} are both set; "
-                          "drop eps (eps_equiv sets eps = eps_equiv*n_ref/n) or eps_equiv")
+                          f"eps_equiv sets eps = eps_equiv*n_ref/n: pass eps={RunConf.eps} "
+                          "(also to pin a preset's eps axis) or drop eps_equiv")
 
 
 def check_data(cfg: dict[str, Any]) -> None:
