@@ -193,4 +193,5 @@ def test_best_mixture_trace_brackets_the_value_between_its_floor_and_the_estimat
                              counts / counts.sum(), 60)
     trace = run_algorithm("best_mixture", problem, eps=1.0, delta=1e-6, T=1,
                           rng=np.random.default_rng(0)).trace
-    assert 0 < trace["floor"] <= trace["lp_value"] + 1e-9 <= trace["mw_value"] + 2e-9
+    assert 0 < trace["mixture_lower"] <= trace["lp_value"] + 1e-9 <= trace["mw_value"] + 2e-9
+    assert trace["mixture_certified"]

@@ -55,9 +55,10 @@ def mixture_reference(mixture: pd.DataFrame) -> pd.DataFrame:
     """Best mixture error per (row, source): ``mean``/``se`` of the exact LP value where every
     run solved it (``exact`` True), else of the paper's MW estimate; ``mw_estimate`` always;
     ``lower`` / ``upper``, the certified bracket of the value (the LP's value when certified,
-    else the largest recorded lower bound — ``floor``, the absent-cell floor, or the LP's
-    ``mixture_lower`` — and the smallest upper one — the MW estimate or ``mixture_upper``; NaN
-    where the records hold no lower bound); ``same_support`` when every
+    else the largest recorded lower bound — ``mixture_lower``, the LP's level at its time limit
+    (at least the absent-cell floor; ``floor`` in older records) — and the smallest upper one —
+    the MW estimate or ``mixture_upper``; NaN where the records hold no lower bound);
+    ``same_support`` when every
     run has the same public support (another dataset used whole), so that run 0's value is
     every run's."""
     trace = lambda name: mixture.get(name, pd.Series(np.nan, index=mixture.index))  # noqa: E731
