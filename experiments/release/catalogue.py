@@ -223,7 +223,10 @@ MATCHED_LINE_BUILDERS: list[Callable[[str, str, tuple[str, ...], str, str], list
 @dataclass(frozen=True)
 class MatchedRow:
     """A figure row at matched signal: its overrides, public sources, and the validation
-    release (the 2018 file treated as private, other 2019 files as public) of PMW^Pub's T."""
+    release (the 2018 file treated as private, other 2019 files as public) of PMW^Pub's T.
+    ``validation_publics`` are the sources with a validation counterpart: their test runs are
+    made only at the validated T; ``public0`` (the 2018 file, which is the validation release
+    itself) has none and is run over the whole T grid, selected by its best average."""
 
     row: str
     fixed: tuple[str, ...]
@@ -234,19 +237,32 @@ class MatchedRow:
     mwem: bool = False
     pgm: bool = True
 
+    @property
+    def tuned_publics(self) -> str:
+        """The test sources other than ``public0``."""
+        return ",".join(p for p in split_sources(self.publics) if p != self.public0)
+
+
+def split_sources(publics: str) -> list[str]:
+    """``{year:2018},{region:ma}`` → ``["{year:2018}", "{region:ma}"]``."""
+    return ["{" + part.strip("{},") + "}" for part in publics.split("},{")]
+
 
 #: repetitions of a validation release (selection only: the test runs are reported)
 VALIDATION_RUNS = 3
 
 
 def matched_row(preset: str, spec: MatchedRow) -> list[Block]:
-    """PMW^Pub over :data:`T_MATCHED` (validated), the public data alone and the exact best
+    """PMW^Pub over :data:`T_MATCHED` (validated: the sources with a validation counterpart
+    run their test repetitions at the chosen T only), the public data alone and the exact best
     mixture, DualQuery under both accountings, MWEM where the domain allows, AIM and JAM-PGM
     (``pgm``) and the :data:`MATCHED_LINE_BUILDERS` lines, all at :data:`EPS_EQUIV`."""
     row, fixed, publics, public0 = spec.row, spec.fixed, spec.publics, spec.public0
     base = (*fixed, f"public={public0}", "public.fraction=1.0")
-    blocks = [Block(preset, (*fixed, f"public={publics}", "algo=pmwpub",
+    blocks = [Block(preset, (*fixed, f"public={public0}", "algo=pmwpub",
                              *matched(f"T={T_MATCHED}")), row),
+              Block(preset, (*fixed, f"public={spec.tuned_publics}", "algo=pmwpub",
+                             *matched(f"T={T_MATCHED}")), row, tuned=True),
               *_references(preset, row, (*fixed, f"public={publics}")),
               Block(preset, (*base, "algo=dualquery", *matched("T=1", *DQ_MATCHED)), row),
               Block(preset, (*base, "algo=dualquery",
