@@ -56,3 +56,17 @@ def test_choices_fall_back_to_the_test_runs_best_average():
     test = records(configs("T=10,30"), "test", {10: 0.2, 30: 0.1})
     chosen = choices(test)
     assert list(chosen["on"]) == ["test"] and list(chosen["best"]) == [30]
+
+
+def test_matched_rows_validate_every_source_but_the_validation_file_itself():
+    from experiments.release.catalogue import MATCHED_ROWS, matched_row, split_sources
+
+    spec = MATCHED_ROWS["full_tx"]
+    assert split_sources(spec.publics) == ["{year:2018}", "{region:national}", "{region:ma}"]
+    assert spec.tuned_publics == "{region:national},{region:ma}"
+    blocks = matched_row("fig1_nist", spec)
+    pmw = [b for b in blocks if "algo=pmwpub" in b.overrides]
+    assert [(b.role, b.tuned) for b in pmw] == [("test", False), ("test", True),
+                                                ("validation", False)]
+    assert "public={year:2018}" in pmw[0].overrides
+    assert "public={region:national},{region:ma}" in pmw[1].overrides
