@@ -137,12 +137,9 @@ class Measurement(Enum):
     laplace = "laplace"
 
 
-class Output(Enum):
-    paper = "paper"
-    released_code = "released_code"
+class Variant(Enum):
+    """The paper's Algorithm 1 / §5.3, or as the authors' released code runs it."""
 
-
-class ReplayVariant(Enum):
     paper = "paper"
     released_code = "released_code"
 
@@ -182,8 +179,8 @@ class PMWPubConf(AlgoConf):
     measurement: Measurement = Measurement.gaussian
     replay: bool = True
     init: Init = Init.public
-    output: Output = Output.paper
-    replay_variant: ReplayVariant = ReplayVariant.paper
+    output: Variant = Variant.paper
+    replay_variant: Variant = Variant.paper
 
 
 @dataclass
@@ -195,8 +192,8 @@ class MWEMConf(AlgoConf):
     measurement: Measurement = Measurement.gaussian
     replay: bool = True
     max_domain_size: int = 10_000_000
-    output: Output = Output.paper
-    replay_variant: ReplayVariant = ReplayVariant.paper
+    output: Variant = Variant.paper
+    replay_variant: Variant = Variant.paper
 
 
 @dataclass

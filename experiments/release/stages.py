@@ -25,11 +25,10 @@ from experiments.release.collect import flatten
 from experiments.release.query_release import USES_PUBLIC
 from experiments.release.signal import axis_eps
 from experiments.release.store import config_hash
+from experiments.release.summary import T_TUNED
 
 #: T values tried beyond a grid whose optimum sits at its top edge (in this order)
 T_EXTENSION = (500, 800)
-#: algorithms whose rounds T are tuned
-T_TUNED = ("pmwpub", "mwem")
 
 
 def config_row(cfg: dict[str, Any]) -> dict[str, Any]:
