@@ -44,3 +44,15 @@ def test_a_comparison_without_its_line_reads_not_run(tmp_path):
     row = next(line for line in text.splitlines() if "MA-2019" in line)
     assert row.count("not run") == 2       # no AIM, no JAM-PGM
     assert np.isfinite(comparisons(root=tmp_path)["p"]).all()
+
+
+def test_an_uncertified_best_mixture_is_a_bracket_outside_the_family(tmp_path):
+    folder = tmp_path / "results" / "fig1_paper_scale"
+    folder.mkdir(parents=True)
+    trace = {"trace_lp_value": np.nan, "trace_mw_value": 0.01, "trace_mixture_lower": 0.002,
+             "trace_mixture_upper": 0.01}
+    table(["public model, shift 0"], mixture=trace).to_csv(folder / "runs.csv", index=False)
+    text = answer_table(comparisons(root=tmp_path))
+    row = next(line for line in text.splitlines() if "shift 0" in line)
+    assert "(certified interval; no test)" in row
+    assert "Family: 6 paired t-tests" in text          # PMW^Pub − public only at 6 ε only

@@ -26,7 +26,9 @@ COLUMNS = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"), ("JAM-PGM", "AIM"),
 
 
 def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
-    """Every answer comparison of the artefacts whose runs.csv exists, with its artefact."""
+    """Every answer comparison of the artefacts whose runs.csv exists, with its artefact; where
+    the best mixture error is a certified interval rather than a value, PMW^Pub's distance to
+    it as rows with ``versus`` "best mixture", no test (``p`` NaN) and ``bracket`` text."""
     parts = []
     for name in names:
         artefact = ARTEFACTS[name]
@@ -36,11 +38,26 @@ def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
         runs = pd.read_csv(path)
         fig = build(runs.assign(source=runs["source"].fillna("")), artefact.tuning)
         diffs = paired_differences(fig.runs, fig.public_only, fig.mixture_ref, COLUMNS)
-        parts.append(diffs.assign(artefact=name))
+        parts += [diffs.assign(artefact=name), brackets(fig).assign(artefact=name)]
     if not parts:
         raise ValueError("no runs.csv of a matched artefact under results/; run "
                          "`python scripts/reproduce.py fig1_nist_matched` (and the others) first")
     return pd.concat(parts, ignore_index=True)
+
+
+def brackets(fig) -> pd.DataFrame:
+    """PMW^Pub's mean minus the ends of a certified best-mixture interval, per (line, ε)."""
+    ref = fig.mixture_ref
+    if ref.empty:
+        return pd.DataFrame()
+    open_ = ref[~ref["exact"].astype(bool) & ref["lower"].notna()]
+    mine = fig.chosen[fig.chosen["line"].map(line_name) == "PMW^Pub"]
+    rows = mine.merge(open_[["row", "source", "lower", "upper"]], on=["row", "source"])
+    return pd.DataFrame({
+        "line": rows["line"], "eps": rows["eps"], "versus": "best mixture",
+        "diff": rows["mean"] - rows["upper"], "p": float("nan"),
+        "bracket": [f"[{m - u:+.3g}, {m - lo:+.3g}]" for m, u, lo in
+                    zip(rows["mean"], rows["upper"], rows["lower"])]})
 
 
 def cell(part: pd.DataFrame) -> str:
@@ -48,6 +65,9 @@ def cell(part: pd.DataFrame) -> str:
     range of the mean differences."""
     if part.empty:
         return "not run"
+    if "bracket" in part and part["bracket"].notna().all():   # an interval, not a value
+        return ("in " + ", ".join(f"{e:g}: {b}" for e, b in zip(part["eps"], part["bracket"]))
+                + " (certified interval; no test)")
     out = []
     for verdict in ("lower", "higher", "undecided"):
         hit = part[part["verdict"] == verdict].sort_values("eps")
@@ -63,7 +83,7 @@ def cell(part: pd.DataFrame) -> str:
 def answer_table(diffs: pd.DataFrame) -> str:
     """The markdown table: one row per (artefact row, public source), one column per
     comparison, Holm-corrected over all of ``diffs``."""
-    diffs = holm_verdicts(diffs)
+    diffs = holm_verdicts(diffs)   # the brackets (p NaN) are not tests: outside the family
     diffs = diffs.assign(name=diffs["line"].map(line_name),
                          row=diffs["line"].str.split(" / ").str[0],
                          source=diffs["line"].str.extract(r"\[(.*)\]$")[0])
