@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -160,7 +161,9 @@ def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
             kind, key = line[j]
             DRAW[kind](axes[i][j], fig_data, *key)
             format_axes(axes[i][j], eps, xlabel)
-    lines = [tex(title), *caption_lines(fig_data)]
+    chars = int(width * 19)                 # fontsize 7: about 19 characters an inch
+    lines = [wrapped for line in [tex(title), *caption_lines(fig_data)]
+             for wrapped in textwrap.wrap(line, chars)]
     figure.suptitle("\n".join(lines), fontsize=7, y=0.995)
     handles, labels = figure_legend_entries([ax for row in axes for ax in row
                                              if ax not in empty])
