@@ -120,3 +120,10 @@ def test_best_mixture_is_tested_only_against_a_certified_floor():
     diffs = paired_differences(runs, runs.iloc[:0], mixture, family).set_index("versus")
     assert diffs.loc["best mixture", "diff"] == pytest.approx(0.11 - 0.09)
     assert paired_differences(runs, runs.iloc[:0], mixture.assign(exact=False), family).empty
+
+
+def test_ties_with_the_certified_floor_are_not_differences():
+    from experiments.release.paired import p_value
+
+    assert p_value(np.full(5, -5e-10)) == 1.0          # at the exact floor, within 1e-9
+    assert p_value(np.full(5, 2e-9)) == 0.0            # a constant gap above the tolerance

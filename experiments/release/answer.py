@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.release.catalogue import ARTEFACTS
-from experiments.release.paired import holm_verdicts, line_name, paired_differences
+from experiments.release.paired import TIE, holm_verdicts, line_name, paired_differences
 from experiments.release.reproduce import REPO
 from experiments.release.summary import build
 
@@ -61,22 +61,25 @@ def brackets(fig) -> pd.DataFrame:
 
 
 def cell(part: pd.DataFrame) -> str:
-    """"lower at 0.25–1 (−0.031 … −0.004); undecided at 0.1–0.2": per verdict its ε and the
-    range of the mean differences."""
+    """"lower at 0.25, 0.5, 1 (−0.031 … −0.004); undecided at 0.1, 0.2": per verdict its ε and
+    the range of the mean differences; "equal" where every run ties (|d| ≤ 1e-9: PMW^Pub at
+    the certified best mixture error)."""
     if part.empty:
         return "not run"
     if "bracket" in part and part["bracket"].notna().all():   # an interval, not a value
         return ("in " + ", ".join(f"{e:g}: {b}" for e, b in zip(part["eps"], part["bracket"]))
                 + " (certified interval; no test)")
     out = []
-    for verdict in ("lower", "higher", "undecided"):
+    tied = part["diff"].abs() <= TIE
+    part = part.assign(verdict=part["verdict"].where(~tied, "equal"))
+    for verdict in ("lower", "higher", "undecided", "equal"):
         hit = part[part["verdict"] == verdict].sort_values("eps")
         if hit.empty:
             continue
         eps = ", ".join(f"{e:g}" for e in hit["eps"])
         low, high = hit["diff"].min(), hit["diff"].max()
         span = f"{low:+.3g}" if abs(high - low) < 5e-5 else f"{low:+.3g} … {high:+.3g}"
-        out.append(f"{verdict} at {eps} ({span})")
+        out.append(f"{verdict} at {eps}" + ("" if verdict == "equal" else f" ({span})"))
     return "; ".join(out)
 
 

@@ -98,16 +98,23 @@ def verdict(low: float, high: float) -> str:
     return "undecided"
 
 
+#: differences this small are ties (the exact best mixture error is certified to 1e-9)
+TIE = 1e-9
+
+
 def p_value(diffs: np.ndarray) -> float:
     """Two-sided paired t-test of mean(d) = 0 with R − 1 degrees of freedom; identical
-    differences give 0 (all ≠ 0) or 1 (all 0); fewer than 2 runs give NaN."""
+    differences give 0, or 1 when they are ties (|d| ≤ :data:`TIE`); fewer than 2 runs give
+    NaN."""
     diffs = np.asarray(diffs, float)
     if len(diffs) < 2:
         return float("nan")
     sd = np.std(diffs, ddof=1)
     mean = float(np.mean(diffs))
+    if np.all(np.abs(diffs) <= TIE):
+        return 1.0
     if sd == 0 or not np.isfinite(sd):
-        return 0.0 if mean != 0 else 1.0
+        return 0.0
     return float(2 * stats.t.sf(abs(mean) / (sd / np.sqrt(len(diffs))), len(diffs) - 1))
 
 

@@ -157,7 +157,9 @@ def verdict_cell(row: pd.Series) -> str:
 
 
 def _edges(fig: Figure) -> str:
-    edges = grid_edges(fig.test, fig.chosen)
+    """Selected values at a grid edge, for the lines selected on their test runs (a validated
+    line's test runs sit at the chosen T only: its edges are the validation curve's)."""
+    edges = grid_edges(fig.test, fig.chosen[fig.chosen["tuning"] != "validation"])
     if edges.empty:
         return "## Grid edges\n\nNo selected hyper-parameter sits at the edge of its grid."
     edges["cell"] = [f"ε={r['eps']:g}: {r['value']:g}" + (
@@ -166,11 +168,11 @@ def _edges(fig: Figure) -> str:
         for _, r in edges.iterrows()]
     listing = edges.groupby(["line", "parameter", "grid"])["cell"].agg("; ".join)
     return "\n".join(["## Grid edges", "", "Selected values at the smallest or largest value "
-                      "tried. The grids stop there to bound the sweep's run time on this "
-                      "machine; T's grid is the paper's ADULT grid {5, …, 200} on ADULT and its "
-                      "ACS grid {100, …, 300} scaled down to {10, …, 100} for the NIST "
-                      "excerpts (n ≈ 7.6K). Beside each edge value: the interior value with the "
-                      "lowest mean test error, that error, and its gap to the selected one "
+                      "tried (the `grid` column: the values the artefact ran, which stop there "
+                      "to bound the sweep's run time on this machine; a T-tuned line at the top "
+                      "of its grid is run again at T = 500, then 800). Beside each edge value: "
+                      "the interior value with the lowest mean test error, that error, and its "
+                      "gap to the selected one "
                       "(a small gap means the edge is a flat optimum, not a cut-off trend; "
                       "two-value grids have no interior).", "",
                       markdown(listing.rename("selected at the edge").to_frame())])
