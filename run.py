@@ -47,9 +47,10 @@ def app(cfg: DictConfig) -> float:
         fail(write_failure(err, [plain["results_dir"]]), EXIT_FAULT)
     errors = [r["max_error"] for r in records]
     mean = sum(errors) / len(errors) if errors else float("nan")
+    eps = records[0]["eps"] if records else plain["eps"]   # eps_equiv: the ε it set
     log.info("%s on %s (public=%s), eps=%g, T=%d%s: max_error %.4f (mean of %d runs) -> %s",
              plain["algo"]["name"], plain["dataset"]["name"], plain["public"]["kind"],
-             plain["eps"], plain["T"], job_keys(), mean, len(errors), plain["results_dir"])
+             eps, plain["T"], job_keys(), mean, len(errors), plain["results_dir"])
     line = sweep_job_line(HydraConfig.get().job.get("num"))
     if line:
         log.info(line)

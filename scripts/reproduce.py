@@ -9,6 +9,11 @@
     python scripts/reproduce.py table1          # Table 1, per-iteration run time
     python scripts/reproduce.py sota            # NIST reduced: PMW^Pub vs AIM, MST, JAM-PGM
     python scripts/reproduce.py sota_adult      # ADULT (Δ = 0, 0.65): the same algorithms
+    python scripts/reproduce.py fig1_nist_matched   # Fig. 1 rows at the paper's signal:
+                                                    #   ε = eps_equiv·10^5/n, T up to 300
+    python scripts/reproduce.py nist_shift_matched  # private national-2019, matched signal
+    python scripts/reproduce.py sota_matched    # NIST reduced 3-way: PMW^Pub vs AIM, JAM-PGM
+    python scripts/reproduce.py released_code   # PMW^Pub as Alg. 1 vs as the released code
     python scripts/reproduce.py fig1_acs        # Fig. 1 on ACS via folktables (needs internet)
     python scripts/reproduce.py fig3_fraction   # Fig. 3 on ACS via folktables (needs internet)
     python scripts/reproduce.py theory_liu2021  # a theory preset (theory_<paper>), or bounds

@@ -10,8 +10,9 @@ import pytest
 
 import matplotlib.pyplot as plt
 
-from experiments.release import figures
-from experiments.release.figures import ALGO_NAMES, few_rounds_note, plot_artefact
+from experiments.release import figures, panels
+from experiments.release.figures import ALGO_NAMES, plot_artefact
+from experiments.release.panels import few_rounds_note
 from experiments.release.paired import grid_edges
 from experiments.release.summary import build, hyper_text, selected_table, summary_text
 from experiments.release.tuning import select
@@ -63,7 +64,7 @@ def narrow_panel(low: float, high: float):
     figure, ax = plt.subplots(figsize=(3.0, 2.4))
     ax.plot(EPS, np.geomspace(high, low, len(EPS)), label="a line")
     figure.subplots_adjust(left=0.25, right=0.75)
-    figures._axes(ax, EPS)
+    panels.format_axes(ax, EPS)
     figure.canvas.draw()
     return figure, ax
 
@@ -83,7 +84,7 @@ def test_every_panel_has_readable_y_values(low, high):
     bottom, top = ax.get_ylim()
     shown = [t for t in ax.get_yticklabels() if t.get_text()
              and bottom <= t.get_position()[1] <= top]
-    assert len(shown) >= 2
+    assert len(shown) >= 3
     assert bottom <= low and high <= top
 
 
@@ -96,20 +97,25 @@ def test_release_figure_panels_label_every_eps():
 def test_each_public_line_of_a_panel_is_its_own_labelled_curve():
     _, axes = drawn(collected(jam=True))
     for ax in axes:
-        source = ax.get_title().rsplit(": ", 1)[-1]
-        curves = {t.get_text(): line for t, line in zip(ax.get_legend().get_texts(),
-                                                        ax.get_legend_handles_labels()[0])}
+        curves = dict(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0]))
         for name in ("PMW$^{Pub}$", "JAM-PGM"):
-            x = curves[f"{name} ({source})"].lines[0].get_xdata()
+            x = curves[name].lines[0].get_xdata()
             assert list(x) == EPS                          # one point per ε, not two lines in one
 
 
+def legend_texts(figure) -> list[str]:
+    """The texts of the figure's one legend (below the panels or in an empty slot)."""
+    legends = list(figure.legends) + [ax.get_legend() for ax in figure.axes
+                                      if ax.get_legend() is not None]
+    assert len(legends) == 1
+    return [t.get_text() for t in legends[0].get_texts()]
+
+
 def test_degenerate_dualquery_is_said_in_the_legend():
-    _, axes = drawn(collected(dq_rounds=3))
-    legends = [t.get_text() for ax in axes for t in ax.get_legend().get_texts()]
-    assert sum("DualQuery (< 20 rounds at ε ≤ 0.1)" == t for t in legends) == len(axes)
-    _, axes = drawn(collected(dq_rounds=25))
-    assert not any("rounds" in t.get_text() for ax in axes for t in ax.get_legend().get_texts())
+    figure, _ = drawn(collected(dq_rounds=3))
+    assert legend_texts(figure).count("DualQuery (< 20 rounds at ε ≤ 0.1)") == 1
+    figure, _ = drawn(collected(dq_rounds=25))
+    assert not any("rounds" in t for t in legend_texts(figure))
 
 
 def test_few_rounds_note_lists_eps_that_are_not_the_lowest():

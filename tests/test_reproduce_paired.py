@@ -80,3 +80,50 @@ def test_grid_edges_lists_selected_extremes():
     chosen = select(test, "best_average")
     edges = grid_edges(test, chosen)
     assert set(edges["line"]) == {"p", "d"} and set(edges["value"]) == {50, 1}
+
+
+def test_p_value_is_the_paired_t_test_and_holm_steps_down():
+    d = np.array([-0.03, -0.01, -0.02, -0.04, -0.02])
+    from experiments.release.paired import holm, p_value
+
+    assert p_value(d) == pytest.approx(stats.ttest_1samp(d, 0.0).pvalue)
+    assert p_value(np.full(5, -0.01)) == 0.0 and p_value(np.zeros(5)) == 1.0
+    assert np.isnan(p_value(np.array([0.1])))
+    # Holm: sorted p·(m − i), running maximum, capped at 1; NaN outside the family
+    adjusted = holm(np.array([0.01, 0.04, np.nan, 0.03, 0.005]))
+    assert adjusted[[4, 0, 3, 1]] == pytest.approx([0.02, 0.03, 0.06, 0.06])
+    assert np.isnan(adjusted[2])
+
+
+def test_holm_verdicts_undecide_what_only_the_uncorrected_interval_decides():
+    from experiments.release.paired import holm_verdicts, interval, p_value
+
+    rng = np.random.default_rng(0)
+    weak = np.array([-0.03, -0.01, -0.02, -0.04, -0.02])       # p ≈ 0.01 on its own
+    rows = []
+    for i in range(40):                       # a family of 40: one weak effect, one strong
+        d = weak if i == 0 else rng.normal(0.0, 0.004, 5) - (1.0 if i == 1 else 0.0)
+        mean, low, high = interval(d)
+        rows.append({"line": f"l{i}", "eps": 1.0, "versus": "X", "diff": mean, "low": low,
+                     "high": high, "p": p_value(d)})
+    out = holm_verdicts(pd.DataFrame(rows))
+    assert (out["family"] == 40).all()
+    assert out.loc[0, "verdict_uncorrected"] == "lower" and out.loc[0, "p"] < 0.05
+    assert out.loc[0, "verdict"] == "undecided" and out.loc[0, "p_holm"] > 0.05
+    assert out.loc[1, "verdict"] == "lower"
+
+
+def test_best_mixture_is_tested_only_against_a_certified_floor():
+    runs = runs_table()
+    mixture = pd.DataFrame({"row": "r", "source": ["S"], "mean": [0.09], "exact": [True]})
+    family = (("PMW^Pub", "best mixture"),)
+    diffs = paired_differences(runs, runs.iloc[:0], mixture, family).set_index("versus")
+    assert diffs.loc["best mixture", "diff"] == pytest.approx(0.11 - 0.09)
+    assert paired_differences(runs, runs.iloc[:0], mixture.assign(exact=False), family).empty
+
+
+def test_ties_with_the_certified_floor_are_not_differences():
+    from experiments.release.paired import p_value
+
+    assert p_value(np.full(5, -5e-10)) == 1.0          # at the exact floor, within 1e-9
+    assert p_value(np.full(5, 2e-9)) == 0.0            # a constant gap above the tolerance

@@ -78,15 +78,19 @@ def test_fig3_fraction_end_to_end_and_resume(acs_root, tmp_path, capsys):
 
 
 def test_runtime_table_names_the_machine_and_refuses_mwem_full():
-    table = pd.DataFrame({"row": ["reduced"] * 4 + ["full"] * 2,
-                          "algo": ["pmwpub", "pmwpub", "mwem", "mwem", "pmwpub", "pmwpub"],
-                          "per_iter_s": [0.01, 0.03, 0.2, 0.4, 0.05, 0.07], "T": 100,
+    """One rule: the mean over runs ≥ 1 (run 0 a warm-up), ratios from the unrounded means."""
+    table = pd.DataFrame({"row": ["reduced"] * 6 + ["full"] * 2,
+                          "algo": ["pmwpub"] * 3 + ["mwem"] * 3 + ["pmwpub"] * 2,
+                          "run": [0, 1, 2, 0, 1, 2, 0, 1],
+                          "per_iter_s": [0.09, 0.01, 0.03, 0.9, 0.2, 0.4, 0.05, 0.07], "T": 100,
                           "num_queries": 10, "support_size": 5})
     text = runtime_table(table, "test machine", {"reduced": 97200, "full": 2.9e14})
     assert "test machine" in text
-    assert "| reduced | PMW^Pub | 0.0200 ± 0.0100 | 2 |" in text
-    assert "| reduced | MWEM | 0.3000 ± 0.1000 | 2 | 100 | 10 | domain X, 97,200 cells |" in text
+    assert "| reduced | PMW^Pub | 0.0200 ± 0.0100 | 2 of 3 |" in text
+    assert ("| reduced | MWEM | 0.3000 ± 0.1000 | 2 of 3 | 100 | 10 | domain X, 97,200 cells |"
+            in text)
     assert "| full | MWEM | infeasible: the runner refuses domain size 2.9e+14" in text
+    assert "- reduced: MWEM / PMW^Pub = 15.0× per iteration" in text
 
 
 @pytest.mark.parametrize("fault, status, words", [

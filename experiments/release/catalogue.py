@@ -9,18 +9,24 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import pandas as pd
+
+from experiments.release.paired import DEFAULT_FAMILY, EVERY_LINE, Family
 
 EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
 
 
 @dataclass(frozen=True)
 class Block:
-    """``run.py -m experiment=<preset> <overrides>``, feeding figure row ``row`` as ``role``."""
+    """``run.py -m experiment=<preset> <overrides>``, feeding figure row ``row`` as ``role``;
+    a ``tuned`` block runs each of its lines only at the T its validation runs chose
+    (:mod:`experiments.release.stages`)."""
 
     preset: str
     overrides: tuple[str, ...] = ()
     row: str = ""
     role: str = "test"
+    tuned: bool = False
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,9 @@ class Artefact:
     kind: str = "errors"
     title: str = ""
     needs_internet: bool = False
-    notes: Callable[[list[dict]], list[str]] | None = None   # extra summary.md lines
+    #: extra summary.md lines from (the collected runs, the planned configs)
+    notes: Callable[[pd.DataFrame, list[dict]], list[str]] | None = None
+    family: Family = DEFAULT_FAMILY     # the paired comparisons behind the verdicts (Holm)
     quick_keep: tuple[str, ...] = field(default=("public", "public.delta", "public.fraction",
                                                  "algo"))
 
@@ -54,17 +62,22 @@ def _baselines(preset: str, row: str, role: str, extra: tuple[str, ...], public:
     return blocks
 
 
-def _references(preset: str, row: str, extra: tuple[str, ...] = ()) -> list[Block]:
+def _references(preset: str, row: str, extra: tuple[str, ...] = (),
+                every_run: bool = False) -> list[Block]:
     """The ε-free lines of every public of the row: the public data alone (public only) and its
-    best mixture error (exact LP and the paper's MW estimate, non-private)."""
+    best mixture error (exact LP and the paper's MW estimate, non-private); the LP on run 0
+    only when the source is another dataset used whole (every run has its support), on
+    ``every_run`` when the support is redrawn per run (resampled, biased or a fraction)."""
     fixed = (*extra, "eps=1.0", "T=1")
     return [Block(preset, (*fixed, "algo=public_only"), row),
-            Block(preset, (*fixed, *MIXTURE), row)]
+            Block(preset, (*fixed, *MIXTURE, *(() if every_run else ONE_RUN)), row)]
 
 
-#: the best mixture blocks: exact LP within 300 s (else the MW estimate stands, labelled) on
-#: repetition 0 only, to bound the sweep's time.
-MIXTURE = ("algo=best_mixture", "algo.method=both", "algo.lp_time_limit=300", "runs=1")
+#: the best mixture blocks: exact LP within 300 s (else the MW estimate and the certified
+#: interval stand, labelled)
+MIXTURE = ("algo=best_mixture", "algo.method=both", "algo.lp_time_limit=300")
+#: a source whose support is the same in every run needs its LP once
+ONE_RUN = ("runs=1",)
 
 
 #: DualQuery's (η, s) grid; the optimum sat at η = 4, s = 25 (largest η, smallest s) of
@@ -72,7 +85,7 @@ MIXTURE = ("algo=best_mixture", "algo.method=both", "algo.lp_time_limit=300", "r
 DQ_GRID = ("algo.eta=2.0,4.0,8.0", "algo.samples=10,25")
 
 
-def paper_scale_divergences(configs: list[dict]) -> list[str]:
+def paper_scale_divergences(table: pd.DataFrame, configs: list[dict]) -> list[str]:
     """The exact D_2 and D_∞ (and KL) of each synthetic public model from the private one."""
     from pubpriv_core.data.synthetic import make_pair, renyi_divergence
 
@@ -106,17 +119,23 @@ def _fraction_rows(preset: str, publics: dict[str, str]) -> list[Block]:
     blocks = []
     for row, public in publics.items():
         blocks += [Block(preset, (f"public={public}",), row),
-                   *_references(preset, row, (f"public={public}",)),
+                   *_references(preset, row, (f"public={public}",), every_run=True),
                    *_baselines(preset, row, "test", (), next(iter(publics.values())), False,
                                zcdp=True)]
     return blocks
 
 
-def sota_notes(configs: list[dict]) -> list[str]:
+#: the sota question: every line against AIM (no public data), and the public-data lines
+#: against the public data alone.
+SOTA_FAMILY: Family = ((EVERY_LINE, "AIM"), ("PMW^Pub", "public only"),
+                       ("JAM-PGM", "public only"))
+
+
+def sota_notes(table: pd.DataFrame, configs: list[dict]) -> list[str]:
     """The sota artefacts' paired differences versus AIM (:mod:`experiments.release.sota`)."""
     from experiments.release.sota import notes
 
-    return notes(configs)
+    return notes(table[table["role"] == "test"])
 
 
 def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool,
@@ -127,7 +146,8 @@ def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool,
     ``preset``; AIM, MST and MWEM,
     which ignore the public source, once, on ``public0``. The PGM mechanisms ignore T. Then the
     lines of :func:`successor_blocks` over ``grids``."""
-    blocks = [Block(preset, ("algo=pmwpub", f"T={T}"), row), *_references(preset, row),
+    blocks = [Block(preset, ("algo=pmwpub", f"T={T}"), row),
+              *_references(preset, row, every_run=preset == "sota_adult"),
               Block(preset, ("algo=jam_pgm",), row),
               Block(preset, ("algo=aim", "algo.public_init=true", "algo.public_cliques=tree"), row),
               Block(preset, ("algo=aim", public0), row),
@@ -173,6 +193,19 @@ SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "5,12,25,50")
 PAPER_SCALE_GRIDS = SuccessorGrids("30,100", None)
 
 _PAPER_SCALE_ROW = "full-ACS shape, synthetic"
+#: PMW^Pub's T at paper scale: selected per (source, ε) on a validation draw of the private
+#: model (dataset.draw=1, one run: the grid is swept once, the test runs only at the choice)
+T_PAPER = "10,30,100,300"
+PAPER_VALIDATION_RUNS = 1
+#: seconds of the exact best-mixture LP per source at paper scale (else the certified
+#: interval [absent-cell floor, MW-100 estimate] is drawn)
+PAPER_LP_SECONDS = 120
+#: the released-code comparison (docs/matched-signal.md): PMW^Pub as Alg. 1, with the released
+#: code's output average, and with its output average and replay, each at its best average T
+RELEASED_VARIANTS = ((), ("algo.output=released_code",),
+                     ("algo.output=released_code", "algo.replay_variant=released_code"))
+T_ADULT = "5,10,25,50,100,200"
+T_PAPER_RELEASED = "30,100,300"
 _NIST_FULL = ("dataset.reduced=false", "workload.k=3")
 _NIST_TX = ("dataset.region=tx",)
 _SHIFT_EPS = ("eps=0.1,0.25,0.5,1.0",)
@@ -185,12 +218,134 @@ _ACS_LARGE = ("CA", "TX", "NY", "FL", "IL")
 _ACS_VAL_PA = ",".join(f"{{state:{s},year:2018}}" for s in ("OH", *_ACS_LARGE))
 _ACS_VAL_GA = ",".join(f"{{state:{s},year:2018}}" for s in ("NC", *_ACS_LARGE))
 
+# ----------------------------------------------------------------- signal-matched artefacts
+#: the paper-equivalent ε of the matched grids: each run spends ε = eps_equiv·10^5/n, the n·ε of
+#: the paper's ACS rows (n ≈ 10^5) at Fig. 1's ε (:mod:`experiments.release.signal`)
+EPS_EQUIV = EPS
+#: T where it binds: up to the top of the paper's ACS grid {100, …, 300}
+T_MATCHED = "10,25,50,100,200,300"
+#: DualQuery (η, s) in the matched grids, cut to the optima of the committed NIST grids (η = 4
+#: or 8, s at its lower edge 10) to fit the time budget; both accountings
+DQ_MATCHED = ("algo.eta=4.0,8.0", "algo.samples=10")
+#: the comparisons behind a matched artefact's verdicts (Holm-corrected together): the answer
+#: (PMW^Pub − public only, − AIM, − best mixture; JAM-PGM − AIM) and the paper's claims
+#: (PMW^Pub − DualQuery, − MWEM). The lines added by MATCHED_LINE_BUILDERS add their pairs here.
+RELEASED_FAMILY: Family = (("PMW^Pub (released code)", "PMW^Pub"),
+                           ("PMW^Pub (A_1..A_T)", "PMW^Pub"),
+                           ("PMW^Pub (released code)", "PMW^Pub (A_1..A_T)"))
+MATCHED_FAMILY: Family = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"),
+                          ("JAM-PGM", "AIM"), ("PMW^Pub", "best mixture"),
+                          ("PMW^Pub", "DualQuery"), ("PMW^Pub", "DualQuery (zCDP)"),
+                          ("PMW^Pub", "MWEM"))
+
+
+def matched(*overrides: str) -> tuple[str, ...]:
+    """``overrides`` at every paper-equivalent ε of :data:`EPS_EQUIV` (``eps`` left at its
+    default, which ``eps_equiv`` replaces)."""
+    return ("eps=1.0", f"eps_equiv={EPS_EQUIV}", *overrides)
+
+
+def _pgm_lines(preset: str, row: str, fixed: tuple[str, ...], publics: str,
+               public0: str) -> list[Block]:
+    """AIM (no public data, once on ``public0``'s problem) and JAM-PGM on every public source."""
+    return [Block(preset, (*fixed, f"public={public0}", "algo=aim", "T=1", *matched()), row),
+            Block(preset, (*fixed, f"public={publics}", "algo=jam_pgm", "T=1", *matched()), row)]
+
+
+#: extra lines of the matched rows: each builder maps (preset, row, fixed overrides, public
+#: sources, the one source of the lines that ignore it) to blocks at :func:`matched` budgets.
+#: Further algorithms (GEM^Pub, PEP^Pub, RAP, …) add a builder here and their pairs to
+#: MATCHED_FAMILY.
+MATCHED_LINE_BUILDERS: list[Callable[[str, str, tuple[str, ...], str, str], list[Block]]] = []
+
+
+@dataclass(frozen=True)
+class MatchedRow:
+    """A figure row at matched signal: its overrides, public sources, and the validation
+    release (the 2018 file treated as private, other 2019 files as public) of PMW^Pub's T.
+    ``validation_publics`` are the sources with a validation counterpart: their test runs are
+    made only at the validated T; ``public0`` (the 2018 file, which is the validation release
+    itself) has none and is run over the whole T grid, selected by its best average."""
+
+    row: str
+    fixed: tuple[str, ...]
+    publics: str
+    public0: str
+    validation: tuple[str, ...]
+    validation_publics: str
+    mwem: bool = False
+    pgm: bool = True
+
+    @property
+    def tuned_publics(self) -> str:
+        """The test sources other than ``public0``."""
+        return ",".join(p for p in split_sources(self.publics) if p != self.public0)
+
+
+def split_sources(publics: str) -> list[str]:
+    """``{year:2018},{region:ma}`` → ``["{year:2018}", "{region:ma}"]``."""
+    return ["{" + part.strip("{},") + "}" for part in publics.split("},{")]
+
+
+#: repetitions of a validation release (selection only: the test runs are reported)
+VALIDATION_RUNS = 3
+
+
+def matched_row(preset: str, spec: MatchedRow) -> list[Block]:
+    """PMW^Pub over :data:`T_MATCHED` (validated: the sources with a validation counterpart
+    run their test repetitions at the chosen T only), the public data alone and the exact best
+    mixture, DualQuery under both accountings, MWEM where the domain allows, AIM and JAM-PGM
+    (``pgm``) and the :data:`MATCHED_LINE_BUILDERS` lines, all at :data:`EPS_EQUIV`."""
+    row, fixed, publics, public0 = spec.row, spec.fixed, spec.publics, spec.public0
+    base = (*fixed, f"public={public0}", "public.fraction=1.0")
+    blocks = [Block(preset, (*fixed, f"public={public0}", "algo=pmwpub",
+                             *matched(f"T={T_MATCHED}")), row),
+              Block(preset, (*fixed, f"public={spec.tuned_publics}", "algo=pmwpub",
+                             *matched(f"T={T_MATCHED}")), row, tuned=True),
+              *_references(preset, row, (*fixed, f"public={publics}")),
+              Block(preset, (*base, "algo=dualquery", *matched("T=1", *DQ_MATCHED)), row),
+              Block(preset, (*base, "algo=dualquery",
+                             *matched("T=1", *DQ_MATCHED, "algo.accounting=zcdp")), row),
+              Block(preset, (*spec.validation, f"public={spec.validation_publics}",
+                             "algo=pmwpub", f"runs={VALIDATION_RUNS}",
+                             *matched(f"T={T_MATCHED}")), row, "validation")]
+    if spec.mwem:
+        blocks.append(Block(preset, (*base, "algo=mwem", *matched(f"T={T_MATCHED}")), row))
+    if spec.pgm:
+        blocks += _pgm_lines(preset, row, fixed, publics, public0)
+    for builder in MATCHED_LINE_BUILDERS:
+        blocks += builder(preset, row, fixed, publics, public0)
+    return blocks
+
+
+_VAL_MA = "{region:national,year:2019},{region:tx,year:2019}"
+_VAL_TX = "{region:national,year:2019},{region:ma,year:2019}"
+_VAL_NATIONAL = "{region:ma,year:2019},{region:tx,year:2019}"
+_FIG1_PUBLICS = "{year:2018},{region:national},{region:tx}"
+MATCHED_ROWS = {
+    "reduced5": MatchedRow("reduced 5-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
+                           ("dataset.year=2018",), _VAL_MA, mwem=True, pgm=False),
+    "reduced3": MatchedRow("reduced 3-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
+                           ("dataset.year=2018",), _VAL_MA, mwem=True),
+    "full_ma": MatchedRow("full, private MA-2019", _NIST_FULL, _FIG1_PUBLICS, "{year:2018}",
+                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False),
+    "full_tx": MatchedRow("full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
+                          "{year:2018},{region:national},{region:ma}", "{year:2018}",
+                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False),
+    "full_national": MatchedRow("full, private NATIONAL-2019",
+                                (*_NIST_FULL, "dataset.region=national"),
+                                "{year:2018},{region:ma},{region:tx}", "{year:2018}",
+                                (*_NIST_FULL, "dataset.region=national", "dataset.year=2018"),
+                                _VAL_NATIONAL, pgm=False),
+}
+_MATCHED_TITLE = " at the paper's signal (ε = eps_equiv·10^5/n)"
+
 ARTEFACTS = {a.name: a for a in [
     Artefact("fig2", "results/fig2_adult_bias", (
         Block("fig2_adult_bias", (), "ADULT"),
         Block("fig2_adult_bias", ("algo=public_only", "eps=1.0", "T=1"), "ADULT"),
         Block("fig2_adult_bias_dualquery", (), "ADULT"),
-        Block("fig2_adult_bias_mixture", MIXTURE[2:], "ADULT")),
+        Block("fig2_adult_bias_mixture", MIXTURE[2:], "ADULT")),   # every run: resampled
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs DualQuery"),
     Artefact("fig1_nist", "results/fig1_nist", (
         *_row("fig1_nist", "reduced, private MA-2019", public0="{year:2018}", mwem=True),
@@ -216,12 +371,12 @@ ARTEFACTS = {a.name: a for a in [
     Artefact("sota", "results/sota", tuple(_sota_row(
         "sota", "reduced, private MA-2019", "public={year:2018}", "10,25,50,100", mwem=True,
         grids=SOTA_GRIDS)),
-        tuning="best_average", notes=sota_notes,
+        tuning="best_average", notes=sota_notes, family=SOTA_FAMILY,
         title="NIST MA-2019 reduced, all 84 3-way marginals: PMW^Pub vs AIM, MST, JAM-PGM"),
     Artefact("sota_adult", "results/sota_adult", tuple(_sota_row(
         "sota_adult", "ADULT", "public.delta=0.0", "5,10,25,50,100,200", mwem=False,
         grids=SOTA_ADULT_GRIDS)),
-        tuning="best_average", notes=sota_notes,
+        tuning="best_average", notes=sota_notes, family=SOTA_FAMILY,
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs AIM, MST, JAM-PGM"),
     Artefact("fig3_nist", "results/fig3_nist", (
         *_fraction_rows("fig3_nist", {"public MA-2018": "{year:2018}",
@@ -239,16 +394,47 @@ ARTEFACTS = {a.name: a for a in [
               "full")),
         kind="runtime", title="Per-iteration run time (one process)"),
     Artefact("fig1_paper_scale", "results/fig1_paper_scale", (
-        Block("fig1_paper_scale", (), _PAPER_SCALE_ROW),
+        Block("fig1_paper_scale", (f"T={T_PAPER}", "dataset.draw=1",
+                                   f"runs={PAPER_VALIDATION_RUNS}"), _PAPER_SCALE_ROW,
+              "validation"),
+        Block("fig1_paper_scale", (), _PAPER_SCALE_ROW, tuned=True),
         Block("fig1_paper_scale", ("algo=public_only", "eps=1.0", "T=1"), _PAPER_SCALE_ROW),
-        Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1",
+        Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=both",
+                                   f"algo.lp_time_limit={PAPER_LP_SECONDS}", "eps=1.0", "T=1",
                                    "runs=1"), _PAPER_SCALE_ROW),
-        *_baselines("fig1_paper_scale", _PAPER_SCALE_ROW, "test", (),
-                    "{role:public,shift:0.0}", False),
+        Block("fig1_paper_scale", ("public={role:public,shift:0.0}", "public.fraction=1.0",
+                                   "algo=dualquery", "T=1", *DQ_MATCHED), _PAPER_SCALE_ROW),
         *successor_blocks("fig1_paper_scale", _PAPER_SCALE_ROW, "public={role:public,shift:0.0}",
                           PAPER_SCALE_GRIDS)),
         notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
         title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
+    Artefact("released_code", "results/released_code", (
+        *[Block("fig2_adult_bias", ("public.delta=0.0,0.2", f"T={T_ADULT}", *variant),
+                "ADULT") for variant in RELEASED_VARIANTS],
+        *[Block("fig1_paper_scale", ("public.shift=0.0,0.3", "eps=0.1,1.0", "runs=3",
+                                     f"T={T_PAPER_RELEASED}", *variant), _PAPER_SCALE_ROW)
+          for variant in RELEASED_VARIANTS],
+        Block("fig2_adult_bias", ("public.delta=0.0,0.2", "algo=public_only", "eps=1.0", "T=1"),
+              "ADULT"),
+        Block("fig1_paper_scale", ("public.shift=0.0,0.3", "algo=public_only", "eps=1.0",
+                                   "T=1", "runs=3"), _PAPER_SCALE_ROW)),
+        tuning="best_average", family=RELEASED_FAMILY, quick_keep=("public.shift", "algo"),
+        title="PMW^Pub as in Alg. 1 and as the released code runs it, each at its best T"),
+    Artefact("fig1_nist_matched", "results/fig1_nist_matched", tuple(
+        b for key in ("reduced5", "full_ma", "full_tx")
+        for b in matched_row("fig1_nist", MATCHED_ROWS[key])),
+        family=MATCHED_FAMILY,
+        title="NIST ACS excerpts: max error vs paper-equivalent ε (Fig. 1 layout)"
+              + _MATCHED_TITLE),
+    Artefact("nist_shift_matched", "results/nist_shift_matched", tuple(
+        matched_row("fig1_nist", MATCHED_ROWS["full_national"])),
+        family=MATCHED_FAMILY,
+        title="NIST ACS excerpts, full domain, 3-way, private national-2019" + _MATCHED_TITLE),
+    Artefact("sota_matched", "results/sota_matched", tuple(
+        matched_row("sota", MATCHED_ROWS["reduced3"])),
+        family=MATCHED_FAMILY, notes=sota_notes,
+        title="NIST MA-2019 reduced, all 84 3-way marginals: PMW^Pub vs AIM, JAM-PGM"
+              + _MATCHED_TITLE),
     Artefact("fig1_acs", "results/fig1_acs", (
         *_row("fig1_acs", "reduced, private PA-18", public0="{year:2014}", mwem=True),
         *_row("fig1_acs", "full, private PA-18", _ACS_FULL, public0="{year:2014}", mwem=False),

@@ -57,6 +57,17 @@ def check_scalars(cfg: dict[str, Any]) -> None:
     problem = check_fields(cfg)
     if problem:
         raise ConfigError(problem)
+    _check_budget_choice(cfg)
+
+
+def _check_budget_choice(cfg: dict[str, Any]) -> None:
+    """``eps_equiv`` replaces ``eps``: both set is ambiguous (eps left at its default is not)."""
+    from experiments.release.config import RunConf
+
+    if cfg.get("eps_equiv") is not None and cfg.get("eps", RunConf.eps) != RunConf.eps:
+        raise ConfigError(f"eps={cfg['eps']} and eps_equiv={cfg['eps_equiv']} are both set; "
+                          f"eps_equiv sets eps = eps_equiv*n_ref/n: pass eps={RunConf.eps} "
+                          "(also to pin a preset's eps axis) or drop eps_equiv")
 
 
 def check_data(cfg: dict[str, Any]) -> None:
@@ -102,9 +113,16 @@ def check_algorithm(cfg: dict[str, Any], problem) -> None:
     """The job's derived quantities and the algorithm's own checks, as its run would make them:
     δ (null: 1/n² of the problem's n private rows) in (0, 1), then the algorithm module's
     ``check`` (:func:`pubpriv_core.algorithms.check_algorithm`: options, ρ(ε, δ), per-round
-    budgets, size limits), for any algorithm of the registry."""
+    budgets, size limits), for any algorithm of the registry, at the ε the job spends (set by
+    ``eps_equiv`` when given)."""
+    from experiments.release.rules import RULES
+    from experiments.release.signal import release_eps
     from pubpriv_core.algorithms import check_algorithm as algorithm_checks
 
+    eps = release_eps(cfg, problem.n)
+    problem_text = RULES["eps"].check("eps", eps)
+    _require(problem_text is None, f"eps_equiv={cfg.get('eps_equiv')} gives {problem_text} "
+                                   f"(n = {problem.n}); pass a smaller eps_equiv")
     delta = cfg["delta"]
     if delta is None:
         delta = 1.0 / problem.n ** 2
@@ -113,7 +131,7 @@ def check_algorithm(cfg: dict[str, Any], problem) -> None:
                             "larger dataset")
     options = {k: v for k, v in cfg["algo"].items() if k != "name"}
     try:
-        algorithm_checks(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta, T=cfg["T"],
+        algorithm_checks(cfg["algo"]["name"], problem, eps=eps, delta=delta, T=cfg["T"],
                          **options)
     except (ValueError, TypeError) as err:
         raise ConfigError(_one_line(err)) from None

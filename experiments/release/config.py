@@ -33,7 +33,8 @@ class DatasetConf:
 class SyntheticConf(DatasetConf):
     """The embedded seeded generator (no files): ``n`` rows (null: the preset's) of the private
     (``role``) or public chain model of ``preset``; the public model is the private one mixed
-    with an independent chain by ``shift`` (``pubpriv_core.data.synthetic``)."""
+    with an independent chain by ``shift`` (``pubpriv_core.data.synthetic``); ``draw`` > 0
+    samples the same models again (validation releases)."""
 
     name: str = "synthetic"
     preset: str = "small"
@@ -42,6 +43,7 @@ class SyntheticConf(DatasetConf):
     shift: float = 0.1
     seed: int = 0
     concentration: float = 0.5
+    draw: int = 0
 
 
 @dataclass
@@ -135,6 +137,13 @@ class Measurement(Enum):
     laplace = "laplace"
 
 
+class Variant(Enum):
+    """The paper's Algorithm 1 / §5.3, or as the authors' released code runs it."""
+
+    paper = "paper"
+    released_code = "released_code"
+
+
 class Init(Enum):
     public = "public"
     uniform = "uniform"
@@ -160,13 +169,18 @@ class AlgoConf:
 
 @dataclass
 class PMWPubConf(AlgoConf):
-    """PMW^Pub (Liu et al. 2021, Alg. 1) on the public support."""
+    """PMW^Pub (Liu et al. 2021, Alg. 1) on the public support. ``output``: the average of
+    A_0..A_{T−1} (``paper``, Alg. 1) or of A_1..A_T (``released_code``); ``replay_variant``: the
+    §5.3 replay on the current answers (``paper``) or as the authors' released code runs it
+    (:mod:`pubpriv_core.algorithms.multiplicative_weights`)."""
 
     name: str = "pmwpub"
     selection: Selection = Selection.permute_and_flip
     measurement: Measurement = Measurement.gaussian
     replay: bool = True
     init: Init = Init.public
+    output: Variant = Variant.paper
+    replay_variant: Variant = Variant.paper
 
 
 @dataclass
@@ -178,6 +192,8 @@ class MWEMConf(AlgoConf):
     measurement: Measurement = Measurement.gaussian
     replay: bool = True
     max_domain_size: int = 10_000_000
+    output: Variant = Variant.paper
+    replay_variant: Variant = Variant.paper
 
 
 @dataclass
@@ -358,9 +374,11 @@ class WorkloadConf:
 
 @dataclass
 class RunConf:
-    """Top level. ``delta`` null means 1/n² (n private rows); ``runs`` repetitions, seeded from
-    (``seed``, run index); ``n_jobs`` joblib workers over repetitions; ``progress`` null means a
-    bar only on a terminal outside CI; ``cache_gb`` bounds the in-process problem cache;
+    """Top level. ``delta`` null means 1/n² (n private rows); ``eps_equiv`` (null: unused) sets
+    ε = eps_equiv · n_ref / n instead of ``eps``, the ε at which n private rows carry the signal
+    (n·ε) of ``n_ref`` rows at ``eps_equiv``; ``runs`` repetitions, seeded from (``seed``, run
+    index); ``n_jobs`` joblib workers over repetitions; ``progress`` null means a bar only on a
+    terminal outside CI; ``cache_gb`` bounds the in-process problem cache;
     ``save_release`` writes what each computed repetition released, with ``release_rows``
     synthetic records (:mod:`experiments.release.releases`)."""
 
@@ -370,6 +388,8 @@ class RunConf:
     workload: WorkloadConf = field(default_factory=WorkloadConf)
     eps: float = 1.0
     delta: Optional[float] = None
+    eps_equiv: Optional[float] = None
+    n_ref: int = 100_000
     T: int = 50
     runs: int = 5
     seed: int = 0

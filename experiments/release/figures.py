@@ -1,46 +1,47 @@
 """Figures 1–3 and Table 1 of Liu et al. 2021 (PMW^Pub) from collected runs.
 
-Figures (§5.5 layout): max error against ε on a log x-axis with a tick at every ε of the grid,
-the mean over runs with ± one standard error bars, one panel per (figure row, public source),
-each with its own log y range and the sources in the same column order in every row; in each panel
-PMW^Pub with that public source, the public data alone (ε-free, dashed, ± 1 SE band), the row's
-baselines (MWEM, DualQuery with the paper's calibration; a note where DualQuery releases fewer
-than 20 records) and, shaded, the area below the source's exact best mixture error (Def. 4.1),
-which PMW^Pub cannot reach. A figure with a single row and many sources (Fig. 2) gets a first
-overview panel with every source (log y, legend outside); a row whose sources are fractions of
-one public dataset (Fig. 3) is one panel with a line per fraction p. Table 1: per-iteration
-seconds (mean ± SE over runs) as markdown, with the machine it was measured on.
+Figures (§5.5 layout): max error against ε (the paper-equivalent ε on a matched grid, with the
+ε each row spent in the caption) on a log x-axis with a tick at every ε of the grid, the mean
+over runs with ± one standard error bars, one panel per (figure row, public source), each with
+its own log y range and the sources in the same column order in every row; the panels are drawn
+by :mod:`experiments.release.panels` (public-data lines, the public data alone, the baselines,
+the best mixture error as exact, certified interval or estimate). A figure with a single row
+and many sources (Fig. 2) gets a first overview panel with every source and is wrapped
+near-square; a row whose sources are fractions of one public dataset (Fig. 3) is one panel with
+a line per fraction p. One legend lists every drawn line once. Table 1: per-iteration seconds as
+markdown, with the machine it was measured on.
 """
 from __future__ import annotations
 
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib import ticker  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from experiments.outputs import folder_problem  # noqa: E402
-from experiments.release.paired import FEW_ROUNDS, few_rounds  # noqa: E402
-from experiments.release.summary import build  # noqa: E402
+from experiments.release.panels import (draw_fractions, draw_overview, draw_panel,  # noqa: E402
+                                        format_axes, source_order, tex)
+from experiments.release.summary import T_TUNED, build  # noqa: E402
 
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture", "aim": "AIM",
               "mst": "MST", "jam_pgm": "JAM-PGM", "pep": "PEP", "pep_pub": "PEP^Pub",
               "gem": "GEM", "gem_pub": "GEM^Pub", "rap": "RAP^softmax"}
-BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange", "AIM": "tab:red",
-                   "MST": "tab:purple", "PEP": "tab:pink", "GEM": "tab:cyan",
-                   "RAP^softmax": "goldenrod"}
-#: lines that use the panel's public source; PMW^Pub keeps the public-only line's colour
-PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init": "tab:olive",
-                 "GEM^Pub": "darkcyan", "PEP^Pub": "mediumvioletred"}
-COLUMNS = 5
+#: panels per figure row when one row has many public sources
+COLUMNS = 3
+#: inches of one panel (width, height), and the least width of a figure (its caption's)
+PANEL = (3.4, 2.8)
+MIN_WIDTH = 10.0
 
 
 def algo_label(name: str) -> str:
@@ -90,26 +91,26 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     if "opt_public_init" in table:
         names = names.where(~table["opt_public_init"].fillna(False).astype(bool),
                             names + "+public init")
+    names = names + released_code_suffix(table)
     line = [f"{row} / {n} [{s}]" if s else f"{row} / {n}"
             for row, n, s in zip(table["row"], names, source)]
     return table.assign(source=source, line=line)
 
 
-def source_order(source: str) -> tuple:
-    """Sort key of source labels, the same column order in every row: Δ ascending; then the
-    same place another year, NATIONAL, other places by name; fraction p descending."""
-    if source.startswith("Δ="):
-        return (0, float(source[2:]), 0, "")
-    name, _, p = source.partition(" p=")
-    fraction = -float(p.rstrip("%")) if p else -100.0
-    place, _, year = name.rpartition("-")
-    kind = 0 if year.isdigit() and int(year) < 2019 else 1 if place == "NATIONAL" else 2
-    return (1, kind, fraction, name)
+def released_code_suffix(table: pd.DataFrame) -> pd.Series:
+    """The name suffix of PMW^Pub/MWEM run as the authors' released code: `` (released code)``
+    (its output average and replay), `` (A_1..A_T)`` (its output average only), `` (released
+    replay)`` (its replay only); empty for the paper's Algorithm 1."""
+    def released(column: str) -> pd.Series:
+        values = table[column] if column in table else pd.Series(None, index=table.index)
+        return values.fillna("paper").eq("released_code")
 
-
-def base_source(source: str) -> str:
-    """The source without its fraction: ``MA-2018 p=10.0%`` → ``MA-2018``."""
-    return source.partition(" p=")[0]
+    output, replay = released("opt_output"), released("opt_replay_variant")
+    suffix = pd.Series("", index=table.index)
+    suffix[output & replay] = " (released code)"
+    suffix[output & ~replay] = " (A_1..A_T)"
+    suffix[~output & replay] = " (released replay)"
+    return suffix
 
 
 def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
@@ -123,40 +124,6 @@ def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
     return sorted(dict.fromkeys(keys), key=lambda k: (rows.index(k[0]), source_order(k[1])))
 
 
-def tex(text: str) -> str:
-    """PMW^Pub, GEM^Pub, PEP^Pub and RAP^softmax with proper superscripts in matplotlib text."""
-    for name in ("PMW", "GEM", "PEP"):
-        text = text.replace(f"{name}^Pub", f"{name}$^{{Pub}}$")
-    return text.replace("RAP^softmax", "RAP$^{softmax}$")
-
-
-def _errorbar(ax, part: pd.DataFrame, label: str, **style) -> None:
-    part = part.sort_values("eps")
-    ax.errorbar(part["eps"], part["mean"], yerr=part["se"], marker="o", ms=3, capsize=2,
-                lw=1.2, label=tex(label), **style)
-
-
-def _reference(ax, ref: pd.DataFrame, row: str, source: str, label: str, **style) -> None:
-    """An ε-free line (public only) with its ± 1 SE band across the panel."""
-    part = ref[(ref["row"] == row) & (ref["source"] == source)]
-    if part.empty:
-        return
-    mean, se = float(part["mean"].iloc[0]), float(part["se"].iloc[0])
-    ax.axhline(mean, ls="--", lw=1.0, label=tex(f"{label} ({mean:.3f})"), **style)
-    ax.axhspan(mean - se, mean + se, alpha=0.15, **style)
-
-
-def _baselines(ax, fig, row: str) -> None:
-    """The row's baselines (paper calibration of DualQuery); a DualQuery line that releases fewer
-    than :data:`FEW_ROUNDS` records says so in its legend entry (off the curves)."""
-    base = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == "")]
-    for line, part in base.groupby("line"):
-        name = line.split(" / ")[-1]
-        if "(zCDP)" not in name:
-            _errorbar(ax, part, color=BASELINE_COLORS.get(name, "tab:gray"),
-                      label=name + few_rounds_note(fig.runs, line))
-
-
 def runs_label(test: pd.DataFrame) -> str:
     """"5 runs", or "3–5 runs per point" when a cut grid has fewer runs at some points; the
     best mixture error, one non-private run by design, is not counted."""
@@ -167,78 +134,15 @@ def runs_label(test: pd.DataFrame) -> str:
     return f"{low}–{high} runs per point"
 
 
-def few_rounds_note(runs: pd.DataFrame, line: str) -> str:
-    """`` (< 20 rounds at ε ≤ 0.25)``: the ε at which the selected DualQuery setting of ``line``
-    releases fewer than :data:`FEW_ROUNDS` records (listed when they are not the lowest ε);
-    empty when none does."""
-    few = few_rounds(runs[runs["line"] == line])
-    if few.empty:
-        return ""
-    low = sorted(few["eps"])
-    grid = sorted(set(runs.loc[runs["line"] == line, "eps"]))
-    where = (f"ε ≤ {low[-1]:g}" if grid[:len(low)] == low
-             else "ε = " + ", ".join(f"{e:g}" for e in low))
-    return f" (< {FEW_ROUNDS} rounds at {where})"
-
-
-def draw_panel(ax, fig, row: str, source: str) -> None:
-    """Every line that uses ``source`` (PMW^Pub; JAM-PGM and AIM+public init where run), its
-    public-only line, the row's baselines, and shaded the area below the source's exact best
-    mixture error."""
-    mine = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == source)]
-    for line, part in mine.groupby("line", sort=False):
-        name = line.split(" / ")[-1].split(" [")[0]
-        _errorbar(ax, part, color=PUBLIC_COLORS.get(name, "tab:gray"), label=f"{name} ({source})")
-    _reference(ax, fig.public_ref, row, source, "public only", color="tab:blue")
-    _baselines(ax, fig, row)
-    _shade(ax, fig, row, source)
-    ax.set_title(tex(f"{row}: {source}"), fontsize=8)
-
-
-def _shade(ax, fig, row: str, source: str) -> None:
-    """Shade below the best mixture error of ``source`` (exact, or the labelled MW estimate)."""
-    best = fig.mixture_ref[(fig.mixture_ref["row"] == row) & (fig.mixture_ref["source"] == source)]
-    if best.empty:
-        return
-    value, exact = float(best["mean"].iloc[0]), bool(best["exact"].iloc[0])
-    ax.axhline(value, color="tab:gray", lw=0.8)
-    ax.axhspan(0, value, color="tab:gray", alpha=0.3,
-               label=f"below best mixture error of {source} ({value:.4f}"
-                     f"{'' if exact else ', MW estimate'})")
-
-
-def draw_fractions(ax, fig, row: str) -> None:
-    """Fig. 3: PMW^Pub for every fraction p of the row's source, each with its public-only line."""
-    mine = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] != "")]
-    sources = sorted(set(mine["source"]), key=source_order)
-    for color, source in zip(sns.color_palette("viridis", len(sources)), sources):
-        p = source.partition(" p=")[2] or "100%"
-        _errorbar(ax, mine[mine["source"] == source], color=color, label=f"PMW^Pub p={p}")
-        _reference(ax, fig.public_ref, row, source, f"public only p={p}", color=color)
-    _baselines(ax, fig, row)
-    _shade(ax, fig, row, sources[0])
-    ax.set_title(tex(f"{row}: PMW^Pub by public fraction p"), fontsize=8)
-
-
-def draw_overview(ax, fig, row: str) -> None:
-    """Every source of ``row`` in one panel (Fig. 2's layout), baselines in black, log y."""
-    mine = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] != "")]
-    sources = sorted(set(mine["source"]), key=source_order)
-    for color, source in zip(sns.color_palette("coolwarm", len(sources)), sources):
-        _errorbar(ax, mine[mine["source"] == source], color=color, label=source)
-    base = fig.chosen[(fig.chosen["row"] == row) & (fig.chosen["source"] == "")]
-    for line, part in base.groupby("line"):
-        if "(zCDP)" not in line:
-            _errorbar(ax, part, color="black", ls="--",
-                      label=line.split(" / ")[-1] + few_rounds_note(fig.runs, line))
-    ax.set_title(tex(f"{row}: all public sources"), fontsize=8)
-
-
-def _layout(keys: list[tuple[str, str]]) -> list[list[tuple[str, tuple]]]:
+def layout(keys: list[tuple[str, str]]) -> list[list[tuple[str, tuple]]]:
+    """Slots (kind, arguments) per figure row: one row per figure row of sources; a single row
+    with many sources as an overview panel plus one per source, wrapped near-square; a row of
+    fractions as one panel per figure row."""
     rows = list(dict.fromkeys(r for r, _ in keys))
-    if len(rows) == 1 and len(keys) > 3:
+    if len(rows) == 1 and len(keys) > COLUMNS:
         slots = [("overview", (rows[0],))] + [("panel", k) for k in keys]
-        return [slots[i:i + COLUMNS] for i in range(0, len(slots), COLUMNS)]
+        width = math.ceil(math.sqrt(len(slots)))
+        return [slots[i:i + width] for i in range(0, len(slots), width)]
     if all(src == "" for _, src in keys):
         return [[("fractions", (r,)) for r in rows]]
     return [[("panel", k) for k in keys if k[0] == row] for row in rows]
@@ -250,75 +154,127 @@ DRAW = {"overview": draw_overview, "panel": draw_panel, "fractions": draw_fracti
 def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
     """The whole figure (see the module docstring) of a
     :class:`experiments.release.summary.Figure`: rows in ``row_order`` (default: as found), ε
-    ticks at every grid value, y ranges per panel."""
+    ticks at every grid value, y ranges per panel, one legend for every drawn line (in an empty
+    slot of the grid, else below the panels); at least :data:`MIN_WIDTH` inches wide."""
     sns.set_theme(style="whitegrid", context="paper")
     order = {row: i for i, row in enumerate(row_order or [])}
     keys = sorted(panels(fig_data.chosen), key=lambda k: order.get(k[0], len(order)))
-    layout = _layout(keys)
-    ncols = max(len(r) for r in layout)
-    figure, axes = plt.subplots(len(layout), ncols, figsize=(5.4 * ncols, 3.2 * len(layout)),
+    slots = layout(keys)
+    ncols = max(len(r) for r in slots)
+    width, panels_height = max(PANEL[0] * ncols, MIN_WIDTH), PANEL[1] * len(slots)
+    figure, axes = plt.subplots(len(slots), ncols, figsize=(width, panels_height),
                                 squeeze=False)
     eps = sorted(set(fig_data.chosen["eps"].dropna()))
-    for i, line in enumerate(layout):
+    xlabel = "paper-equivalent ε" if fig_data.real_eps else "ε"
+    empty = []
+    for i, line in enumerate(slots):
         for j in range(ncols):
-            ax = axes[i][j]
             if j >= len(line):
-                ax.set_visible(False)
+                empty.append(axes[i][j])
                 continue
             kind, key = line[j]
-            DRAW[kind](ax, fig_data, *key)
-            _axes(ax, eps)
-    figure.suptitle(tex(title) + f"\nmax error, mean ± 1 SE over {runs_label(fig_data.test)}; "
-                    "dashed: public "
-                    "data alone (± 1 SE band);\nshaded: below the best mixture error of run 0's "
-                    "public support (unachievable by PMW$^{Pub}$ on that run)", fontsize=9)
-    figure.tight_layout()
+            DRAW[kind](axes[i][j], fig_data, *key)
+            format_axes(axes[i][j], eps, xlabel)
+    chars = int(width * 19)                 # fontsize 7: about 19 characters an inch
+    lines = [wrapped for line in [tex(title), *caption_lines(fig_data)]
+             for wrapped in textwrap.wrap(line, chars)]
+    figure.suptitle("\n".join(lines), fontsize=7, y=0.995)
+    handles, labels = figure_legend_entries([ax for row in axes for ax in row
+                                             if ax not in empty])
+    for ax in empty[:-1]:
+        ax.set_visible(False)
+    title_h, legend_h = 0.14 * len(lines) + 0.1, 0.0
+    if empty:
+        empty[-1].axis("off")
+        empty[-1].legend(handles, labels, loc="center", fontsize=6, frameon=False)
+    else:
+        columns = max(1, min(len(labels), int(width // 3.2)))
+        legend_h = 0.16 * math.ceil(len(labels) / columns) + 0.1
+        figure.legend(handles, labels, loc="lower center", ncol=columns, fontsize=6,
+                      frameon=False, bbox_to_anchor=(0.5, 0.0))
+    height = panels_height + title_h + legend_h
+    figure.set_size_inches(width, height)
+    figure.tight_layout(rect=(0, legend_h / height, 1, 1))   # leaves room for the suptitle
     return figure
 
 
-def _axes(ax, eps: list[float]) -> None:
-    """Log axes (errors span 1e-3–1, so a linear y flattens PMW^Pub under the baselines): the y
-    range of the panel's own lines, labelled at 1, 2 and 5 of each decade so that a panel spanning
-    less than a decade still has values; every ε of the grid labelled, upright."""
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    drawn = [y for line in ax.get_lines() for y in np.asarray(line.get_ydata(), float) if y > 0]
-    if drawn:
-        ax.set_ylim(min(drawn) / 1.5, max(drawn) * 1.5)
-    ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
-    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-    ax.tick_params(axis="y", labelsize=6)
-    ax.set_xticks(eps)
-    ax.set_xticklabels([f"{e:g}" for e in eps], fontsize=6, rotation=90)
-    ax.minorticks_off()
-    ax.set_xlabel("ε")
-    ax.set_ylabel("max error")
-    ax.legend(fontsize=5.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), framealpha=0.7)
+def figure_legend_entries(axes) -> tuple[list, list[str]]:
+    """(handles, labels) of every labelled artist of ``axes``, each label once (first wins)."""
+    seen: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    kinds = (ErrorbarContainer, Line2D)     # curves, then reference lines, then areas
+    order = sorted(seen, key=lambda label: next((i for i, kind in enumerate(kinds)
+                                                 if isinstance(seen[label], kind)), len(kinds)))
+    return [seen[label] for label in order], order
+
+
+def caption_lines(fig_data) -> list[str]:
+    """The caption under the title: what the points are, what the references are, and on a
+    matched grid the ε each row actually spent."""
+    lines = [f"max error, mean ± 1 SE over {runs_label(fig_data.test)}; dashed: public data "
+             "alone (± 1 SE band); grey: best mixture error of the panel's public support",
+             "(exact: shaded below, unachievable; certified interval: hatched, shaded below its "
+             "lower end; MW-100 estimate: dotted, nothing shaded)"]
+    if fig_data.real_eps:
+        spent = "; ".join(f"{row}: {low:.3g}–{high:.3g} (n = {n:,})"
+                          for row, (low, high, n) in fig_data.real_eps.items())
+        lines.append("x: paper-equivalent ε; each run spent ε = eps_equiv · 10^5 / n — "
+                     + spent)
+    return lines
+
+
+def tuning_note(fig_data, tuning: str) -> str:
+    """What was tuned, for the title: T fixed at one value, or the selection protocol."""
+    runs = pd.concat([fig_data.test, fig_data.validation], ignore_index=True)
+    rounds = runs[runs["algo"].isin(T_TUNED)]["T"].dropna().unique()
+    if len(rounds) == 1:
+        return f"T = {int(rounds[0])} (fixed)" + (
+            f"; DualQuery's (η, s): {tuning}" if (runs["algo"] == "dualquery").any() else "")
+    return f"hyper-parameters: {tuning}"
 
 
 def runtime_table(table: pd.DataFrame, machine: str, domain_sizes: dict[str, int]) -> str:
-    """Table 1 as markdown: seconds per iteration (mean ± SE over runs) per domain and algorithm
-    (PMW^Pub works on the public support, MWEM on the whole domain X), and the machine."""
-    rows = ["| domain | algorithm | s / iteration (mean ± SE) | runs | T | queries | "
+    """Table 1 as markdown: seconds per iteration per domain and algorithm (PMW^Pub works on the
+    public support, MWEM on the whole domain X), and the machine. One rule throughout
+    (:func:`steady_runs`): the mean ± SE over the runs after the first, which is a warm-up
+    (compiled kernels loaded, caches cold); the MWEM / PMW^Pub ratio is the ratio of those
+    unrounded means, so a ratio quoted elsewhere is this one."""
+    rows = ["| domain | algorithm | s / iteration (mean ± SE, runs ≥ 1) | runs | T | queries | "
             "distribution over |", "|---|---|---|---|---|---|---|"]
+    ratios = []
     for domain in dict.fromkeys(table["row"]):
         size = domain_sizes.get(domain, 0)
+        means = {}
         for algo in ("pmwpub", "mwem"):
             part = table[(table["row"] == domain) & (table["algo"] == algo)]
             if part.empty:
                 rows.append(f"| {domain} | {ALGO_NAMES[algo]} | infeasible: the runner refuses "
                             f"domain size {size:.3g} > max_domain_size | – | – | – | – |")
                 continue
-            sec = part["per_iter_s"]
+            sec = steady_runs(part)["per_iter_s"]
+            means[algo] = sec.mean()
             se = sec.std(ddof=1) / np.sqrt(len(sec)) if len(sec) > 1 else 0.0
             over = (f"public support, {int(part['support_size'].iloc[0]):,} rows"
                     if algo == "pmwpub" else f"domain X, {size:,} cells")
             rows.append(f"| {domain} | {ALGO_NAMES[algo]} | {sec.mean():.4f} ± {se:.4f} | "
-                        f"{len(sec)} | {int(part['T'].iloc[0])} | "
+                        f"{len(sec)} of {len(part)} | {int(part['T'].iloc[0])} | "
                         f"{int(part['num_queries'].iloc[0]):,} | {over} |")
+        if len(means) == 2:
+            ratios.append(f"- {domain}: MWEM / PMW^Pub = {means['mwem'] / means['pmwpub']:.1f}× "
+                          "per iteration")
     return "\n".join(["# Table 1: per-iteration run time, one process", "",
-                      f"Machine: {machine}.", "", *rows, ""])
+                      f"Machine: {machine}.", "",
+                      "Rule: each cell is the mean over the runs after the first (run 0 is a "
+                      "warm-up); ratios are ratios of these unrounded means.", "", *rows, "",
+                      *ratios, ""])
+
+
+def steady_runs(part: pd.DataFrame) -> pd.DataFrame:
+    """The runs after the warm-up run 0 (all runs when there is only one)."""
+    steady = part[part["run"] > 0]
+    return steady if not steady.empty else part
 
 
 #: the columns of a reproduce.py runs.csv that a redraw reads.
@@ -340,7 +296,8 @@ def redraw(folder: str | Path, title: str = "", tuning: str = "paper") -> int:
             raise ValueError(f"{folder / 'runs.csv'} lacks the column(s) {', '.join(missing)}; "
                              "it was not written by scripts/reproduce.py (run it again)")
         runs["source"] = runs["source"].fillna("")
-        figure = plot_artefact(build(runs, tuning), title or folder.name)
+        built = build(runs, tuning)
+        figure = plot_artefact(built, f"{title or folder.name} — {tuning_note(built, tuning)}")
     except FileNotFoundError as err:
         print(f"error: {err.filename} is missing; run scripts/reproduce.py first",
               file=sys.stderr)

@@ -26,6 +26,7 @@ from experiments.release.checks import check_config
 from experiments.release.claims import claim
 from experiments.release.problems import (build_problem, data_context, repetition_streams,
                                   set_cache_budget)
+from experiments.release.signal import release_eps
 from experiments.release.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
 from pubpriv_core.algorithms import run_algorithm
 from pubpriv_core.privacy import default_delta, eps_from_rho
@@ -61,7 +62,9 @@ def run_config(cfg: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _run_missing(cfg: dict[str, Any], todo: list[int]) -> None:
-    bar = tqdm(total=len(todo), desc=f"{cfg['algo']['name']} eps={cfg['eps']:g}", unit="run",
+    budget = (f"eps={cfg['eps']:g}" if cfg.get("eps_equiv") is None
+              else f"eps_equiv={cfg['eps_equiv']:g}")
+    bar = tqdm(total=len(todo), desc=f"{cfg['algo']['name']} {budget}", unit="run",
                disable=not show_progress(cfg["progress"]), leave=False)
     if cfg["n_jobs"] == 1 or len(todo) <= 1:
         for run in todo:
@@ -105,9 +108,10 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
         _, algo_rng = repetition_streams(cfg["seed"], run)
         delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
         options = {k: v for k, v in cfg["algo"].items() if k != "name"}
-        release = run_algorithm(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta,
-                                T=cfg["T"], rng=algo_rng, **options)
-        check_spend(release, cfg["eps"], delta)
+        eps = release_eps(cfg, problem.n)
+        release = run_algorithm(cfg["algo"]["name"], problem, eps=eps, delta=delta, T=cfg["T"],
+                                rng=algo_rng, **options)
+        check_spend(release, eps, delta)
         record = make_record(cfg, run, problem, release, delta)
         if cfg.get("save_release"):
             write_release(cfg, run, problem, release, record)
@@ -122,7 +126,7 @@ def write_release(cfg: dict[str, Any], run: int, problem, release, record) -> No
     folder = release_folder(cfg["results_dir"], record["config_hash"], cfg["seed"], run)
     metadata = {key: record[key] for key in ("config_hash", "seed", "run", "eps", "dataset",
                                              "public", "options", "n_private")}
-    metadata.update(eps_target=cfg["eps"], config=experiment_config(cfg))
+    metadata.update(eps_target=release_eps(cfg, problem.n), config=experiment_config(cfg))
     save_release(folder, release, problem, metadata=metadata, rows=cfg.get("release_rows"),
                  rng=sample_stream(cfg["seed"], run))
     log.info("%s run %d: release saved in %s", release.algo, run, folder)
@@ -183,7 +187,8 @@ def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -
         "public": public["kind"], "public_options": _without_name(public, "kind"),
         "uses_public": USES_PUBLIC.get(algo["name"], True) or bool(algo.get("public_init")),
         "delta_bias": public.get("delta", math.nan), "public_fraction": public["fraction"],
-        "eps": cfg["eps"], "delta": delta, "T": cfg["T"],
+        "eps": release_eps(cfg, problem.n), "eps_equiv": cfg.get("eps_equiv"),
+        "n_ref": cfg.get("n_ref", 100_000), "delta": delta, "T": cfg["T"],
         "rho": float(release.rho), "eps_spent": float(release.eps),
         "delta_spent": float(release.delta),
         "k": cfg["workload"]["k"], "workload_size": problem.workload.num_marginals,

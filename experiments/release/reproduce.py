@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -24,17 +24,18 @@ from experiments.outputs import readable_folder, writable_folder
 from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
-from experiments.release.figures import line_labels, plot_artefact, runtime_table
+from experiments.release.figures import line_labels, plot_artefact, runtime_table, tuning_note
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
-from experiments.release.sweep import compose_jobs, expand, run_sweep
+from experiments.release.sweep import SweepReport, compose_jobs, expand, run_sweep
 from pubpriv_core.data.paths import DataUnavailableError
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
-    """``--quick``: one run, ε at the grid's ends, the first value of every other swept axis
+    """``--quick``: one run, ε (or eps_equiv) at the grid's ends, the first value of every other
+    swept axis
     except the ``keep`` axes (the public sources, which are what a figure compares)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from experiments.release.sweep import preset_grid
@@ -47,16 +48,28 @@ def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
         if key in keep or not parsed.is_sweep_override():
             continue
         values = list(parsed.sweep_string_iterator())
-        out.append(f"{key}={','.join(values[::len(values) - 1] if key == 'eps' else values[:1])}")
+        ends = key in ("eps", "eps_equiv")
+        out.append(f"{key}={','.join(values[::len(values) - 1] if ends else values[:1])}")
     return out
 
 
 @dataclass
 class Plan:
-    """The distinct configs of an artefact and the (row, role) each feeds."""
+    """The distinct configs of an artefact and the (row, role) each feeds; ``tuned``: the
+    (config, row) of the tuned blocks, run at their validated T by a second stage."""
 
     configs: list[dict]
     tags: pd.DataFrame  # config_hash, row, role (a config may feed several rows)
+    tuned: list[tuple[dict, str]] = field(default_factory=list)
+
+    def add(self, configs: list[dict], tags: list[tuple[str, str, str]]) -> list[dict]:
+        """Add the configs not planned yet (and every new tag); returns the new configs."""
+        known = {config_hash(c) for c in self.configs}
+        new = [c for c in configs if config_hash(c) not in known]
+        self.configs += list({config_hash(c): c for c in new}.values())
+        frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"])
+        self.tags = pd.concat([self.tags, frame], ignore_index=True).drop_duplicates()
+        return new
 
 
 def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
@@ -68,13 +81,38 @@ def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
         jobs += block_jobs
         owners += [block] * len(block_jobs)
     configs: dict[str, dict] = {}
-    tags = []
+    tags, tuned = [], []
     for cfg, block in zip(compose_jobs(jobs), owners):  # one Hydra compose per group choice
+        if block.tuned:
+            tuned.append((cfg, block.row))
+            continue
         chash = config_hash(cfg)
         configs.setdefault(chash, cfg)
         tags.append((chash, block.row, block.role))
     frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"]).drop_duplicates()
-    return Plan(list(configs.values()), frame)
+    return Plan(list(configs.values()), frame, tuned)
+
+
+def run_stages(work: Plan, no_run: bool, jobs: int) -> SweepReport | None:
+    """Sweep the plan, then each second stage (:mod:`experiments.release.stages`) the records
+    call for, until none is left; with ``no_run`` only the stages already stored are planned."""
+    from experiments.release.stages import T_EXTENSION, next_stage
+
+    reports = [] if no_run else [run_sweep(work.configs, n_jobs=jobs)]
+    for _ in range(len(T_EXTENSION) + 2):
+        try:
+            table = collect_plan(work)
+        except ValueError:          # nothing stored yet (--no-run before any sweep)
+            break
+        new = work.add(*next_stage(work, work.tuned, table))
+        if not new:
+            break
+        if not no_run:
+            reports.append(run_sweep(new, n_jobs=jobs))
+    if not reports:
+        return None
+    return SweepReport(*(sum(getattr(r, k) for r in reports)
+                         for k in ("configs", "tasks", "skipped", "groups", "wall_s")))
 
 
 def collect_plan(p: Plan) -> pd.DataFrame:
@@ -120,13 +158,15 @@ def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
 
 
 def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
-                  notes: list[str], plan_configs: list[dict]) -> list[Path]:
+                  notes: list[str], plan_configs: list[dict],
+                  measured: str | None = None) -> list[Path]:
     """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``: all
-    of them or none (they are made in a staging folder and moved in once all exist)."""
+    of them or none (they are made in a staging folder and moved in once all exist).
+    ``measured``: Table 1's machine line when its times were taken elsewhere (a redraw)."""
     out.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
     try:
-        made = _make_outputs(artefact, table, tuning, staging, notes, plan_configs)
+        made = _make_outputs(artefact, table, tuning, staging, notes, plan_configs, measured)
         for path in made:
             os.replace(path, out / path.name)
     finally:
@@ -135,11 +175,12 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
 
 
 def _make_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
-                  notes: list[str], plan_configs: list[dict]) -> list[Path]:
+                  notes: list[str], plan_configs: list[dict],
+                  measured: str | None) -> list[Path]:
     written = [out / "runs.csv"]
     table.to_csv(written[0], index=False)
     if artefact.kind == "runtime":
-        text = runtime_table(table, machine(), domain_sizes(artefact, plan_configs))
+        text = runtime_table(table, measured or machine(), domain_sizes(artefact, plan_configs))
         (out / "table1.md").write_text(text)
         written.append(out / "table1.md")
         summary = text
@@ -147,12 +188,12 @@ def _make_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
         figure = build(table, tuning)
         selected_table(figure).to_csv(out / "selected.csv", index=False)
         rows = list(dict.fromkeys(b.row for b in artefact.blocks))
-        plot_artefact(figure, f"{artefact.title} — tuning: {tuning}", rows).savefig(
-            out / "figure.png", dpi=130)
+        plot_artefact(figure, f"{artefact.title} — {tuning_note(figure, tuning)}",
+                      rows).savefig(out / "figure.png", dpi=130)
         written += [out / "selected.csv", out / "figure.png"]
-        summary = summary_text(figure)
+        summary = summary_text(figure, artefact.family)
     if artefact.notes:
-        summary = "\n".join([summary, *artefact.notes(plan_configs)])
+        summary = "\n".join([summary, *artefact.notes(table, plan_configs)])
     (out / "summary.md").write_text("\n".join([f"# {artefact.title}", "", *notes, "",
                                                summary, ""]))
     return written + [out / "summary.md"]
@@ -206,13 +247,15 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         work = plan(artefact, settings, quick)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
-            report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
+            report = run_stages(work, no_run, jobs)
         table, source = collect_or_committed(work, artefact, no_run)
         notes = run_notes(command or [], artefact, tuning, report, jobs,
                           time.perf_counter() - tick, source)
         if report is None:  # keep the provenance of the sweep that made the records
             notes = previous_notes(source.parent if source else folder) + notes
-        written = write_outputs(artefact, table, tuning, folder, notes, work.configs)
+        measured = None if report else measured_on((source.parent if source else folder)
+                                                   / "table1.md")
+        written = write_outputs(artefact, table, tuning, folder, notes, work.configs, measured)
     except (UserError, ValueError, DataUnavailableError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -244,6 +287,14 @@ def collect_or_committed(work: Plan, artefact: Artefact,
                              f"run `python scripts/reproduce.py {artefact.name}` without --no-run "
                              "first") from None
         return committed
+
+
+def measured_on(table1: Path) -> str:
+    """The machine line of an earlier table1.md (a redraw keeps where the times were taken)."""
+    lines = table1.read_text().splitlines() if table1.is_file() else []
+    found = [line.removeprefix("Machine: ").rstrip(".") for line in lines
+             if line.startswith("Machine: ")]
+    return found[0] if found else "unknown (redrawn from runs.csv)"
 
 
 def previous_notes(out: Path) -> list[str]:

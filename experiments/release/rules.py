@@ -113,6 +113,7 @@ _DATASET = {
     "seed": SEED,
     "concentration": real(0.0, 1e6, "pass a positive Dirichlet concentration such as 0.5",
                           open_low=True),
+    "draw": integer(0, 2 ** 31, "pass 0 (the default sample) or another sample's number"),
 }
 
 #: the Adaptive Measurements algorithms (Liu, Vietri & Wu 2021) and their shared options
@@ -149,6 +150,9 @@ RULES: dict[str, Rule] = {
     "eps": real(0.0, 1e3, "pass a privacy budget such as 1 (above 1000 nothing is private)",
                 open_low=True),
     "delta": optional(real(0.0, 1.0, "pass e.g. 1e-9", open_low=True, open_high=True), "1/n^2"),
+    "eps_equiv": optional(real(0.0, 1e3, "pass a paper-equivalent budget such as 0.25",
+                               open_low=True), "use eps"),
+    "n_ref": integer(1, 10 ** 9, "pass the reference private size, e.g. 100000"),
     "T": integer(1, 10 ** 6, "pass the number of rounds, e.g. 50"),
     "runs": integer(1, 10 ** 4, "pass the number of repetitions, e.g. 5"),
     "seed": SEED,
@@ -185,7 +189,7 @@ RULES: dict[str, Rule] = {
                                             "pass the public dataset's year"),
                                     "the private dataset's"),
     **{f"public.dataset.{k}": optional(rule, "the private dataset's")
-       for k, rule in _DATASET.items() if k not in ("seed", "concentration")},
+       for k, rule in _DATASET.items() if k not in ("seed", "concentration", "draw")},
     "algo.mwem.max_domain_size": integer(1, 10 ** 12, "pass a cap on |X| such as 10000000"),
     "algo.dualquery.eta": real(0.0, 1e3, "pass a learning rate such as 2.0", open_low=True),
     "algo.dualquery.samples": integer(1, 10 ** 7, "pass the queries drawn per round, e.g. 200"),

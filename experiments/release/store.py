@@ -34,6 +34,12 @@ from typing import Any, Iterator
 #: keys of the top-level config that do not change a record's numbers.
 RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "progress",
                 "cache_gb", "save_release", "release_rows")
+#: fields added after records existed, each with the default that leaves a record's numbers as
+#: they were (dotted key -> default): a config holding that default hashes as it did before the
+#: field existed, so stored records keep their hashes.
+NEUTRAL_DEFAULTS: dict[str, object] = {"eps_equiv": None, "n_ref": 100_000,
+                                       "algo.output": "paper", "algo.replay_variant": "paper",
+                                       "dataset.draw": 0}
 RECORD_VERSION = 1
 _TEMP_PREFIX = ".tmp-"
 CORRUPT_DIR = ".corrupt"
@@ -50,8 +56,31 @@ class DamagedRecordError(ValueError):
 
 
 def experiment_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The part of a resolved config (plain dict, no ``hydra`` node) that defines the numbers."""
-    return {k: v for k, v in config.items() if k not in RUNTIME_KEYS and k != "hydra"}
+    """The part of a resolved config (plain dict, no ``hydra`` node) that defines the numbers:
+    without the runtime keys, the :data:`NEUTRAL_DEFAULTS` fields at their neutral default, and
+    ``eps`` when ``eps_equiv`` sets ε (:mod:`experiments.release.signal`)."""
+    out = {k: v for k, v in config.items() if k not in RUNTIME_KEYS and k != "hydra"}
+    if out.get("eps_equiv") is not None:
+        out.pop("eps", None)
+    for dotted, neutral in NEUTRAL_DEFAULTS.items():
+        *parents, key = dotted.split(".")
+        node = out
+        for parent in parents:
+            node = node.get(parent) if isinstance(node, dict) else None
+        if isinstance(node, dict) and key in node and node[key] == neutral:
+            if node is not out:       # copy the nested node before dropping from it
+                node = _copy_path(out, parents)
+            del node[key]
+    return out
+
+
+def _copy_path(config: dict[str, Any], parents: list[str]) -> dict[str, Any]:
+    """The node at ``parents`` of ``config``, each dict on the way replaced by a shallow copy."""
+    node = config
+    for parent in parents:
+        node[parent] = dict(node[parent])
+        node = node[parent]
+    return node
 
 
 def config_hash(config: dict[str, Any]) -> str:

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from experiments.release.paired import (FEW_ROUNDS, chosen_runs, few_rounds, grid_edges,
+from experiments.release.paired import (ALPHA, DEFAULT_FAMILY, FEW_ROUNDS, Family, chosen_runs,
+                                        few_rounds, grid_edges, holm_verdicts,
                                         mixture_reference, paired_differences, reference)
+from experiments.release.signal import axis_eps, real_eps_ranges
 from experiments.release.tuning import select
 
 REFERENCE_ALGOS = ("public_only", "best_mixture")
@@ -28,10 +30,15 @@ class Figure:
     public_ref: pd.DataFrame    # per (row, source): public-only mean, se, runs
     mixture_ref: pd.DataFrame   # per (row, source): exact best mixture mean, se, MW estimate
     test: pd.DataFrame          # every test run of the private algorithms
+    real_eps: dict              # matched grids: row -> (smallest ε, largest ε, n); else empty
+    validation: pd.DataFrame    # every validation run of the private algorithms
 
 
 def build(table: pd.DataFrame, tuning: str) -> Figure:
-    """Select hyper-parameters (``tuning``) and compute the references of a collected table."""
+    """Select hyper-parameters (``tuning``) and compute the references of a collected table;
+    runs of a matched grid are indexed by their paper-equivalent ε (``eps`` = ``eps_equiv``,
+    :func:`experiments.release.signal.axis_eps`)."""
+    table = axis_eps(table)
     test_rows = table[table["role"] == "test"]
     private = table[~table["algo"].isin(REFERENCE_ALGOS)]
     test, validation = (private[private["role"] == r] for r in ("test", "validation"))
@@ -40,7 +47,8 @@ def build(table: pd.DataFrame, tuning: str) -> Figure:
     public_only = test_rows[test_rows["algo"] == "public_only"]
     mixture = test_rows[test_rows["algo"] == "best_mixture"]
     return Figure(chosen, chosen_runs(test, chosen), public_only, reference(public_only),
-                  mixture_reference(mixture) if not mixture.empty else mixture, test)
+                  mixture_reference(mixture) if not mixture.empty else mixture, test,
+                  real_eps_ranges(test), validation)
 
 
 def selected_table(fig: Figure) -> pd.DataFrame:
@@ -48,8 +56,11 @@ def selected_table(fig: Figure) -> pd.DataFrame:
     data alone and for the best mixture error (``mean`` exact, ``mw_estimate`` the paper's)."""
     mixture = fig.mixture_ref
     if not mixture.empty:
-        mixture = mixture.assign(tuning=mixture["exact"].map(
-            {True: "ε-free (exact LP)", False: "ε-free (MW-100 estimate; LP not certified)"}))
+        mixture = mixture.assign(tuning=[
+            "ε-free (exact LP)" if exact else
+            f"ε-free (MW-100 estimate; certified interval [{low:.3g}, {high:.3g}])"
+            if pd.notna(low) and low > 0 else "ε-free (MW-100 estimate; LP not certified)"
+            for exact, low, high in zip(mixture["exact"], mixture["lower"], mixture["upper"])])
     refs = [fig.public_ref.assign(algo="public_only", tuning="ε-free"),
             mixture.assign(algo="best_mixture")]
     refs = [r.assign(line=r["row"] + " / " + r["algo"] + " [" + r["source"] + "]")
@@ -57,11 +68,31 @@ def selected_table(fig: Figure) -> pd.DataFrame:
     return pd.concat([fig.chosen, *refs], ignore_index=True)
 
 
-def summary_text(fig: Figure) -> str:
-    """The markdown body of summary.md."""
-    parts = [_errors(fig.chosen), _references(fig), _paired(fig), _edges(fig),
+def summary_text(fig: Figure, family: Family = DEFAULT_FAMILY) -> str:
+    """The markdown body of summary.md; ``family`` names the paired comparisons whose verdicts
+    are Holm-corrected together (:mod:`experiments.release.paired`)."""
+    parts = [_signal(fig), _errors(fig.chosen), _references(fig),
+             _paired(comparisons(fig, family)), _edges(fig), _validation_curve(fig),
              _degenerate(fig.runs)]
     return "\n\n".join(p for p in parts if p)
+
+
+def comparisons(fig: Figure, family: Family = DEFAULT_FAMILY) -> pd.DataFrame:
+    """The artefact's family of paired comparisons with Holm-corrected verdicts."""
+    return holm_verdicts(paired_differences(fig.runs, fig.public_only, fig.mixture_ref, family))
+
+
+def _signal(fig: Figure) -> str:
+    """Matched grids: the ε each row spent for the paper-equivalent ε of the tables."""
+    if not fig.real_eps:
+        return ""
+    rows = [f"| {row} | {n:,} | {low:.3g} – {high:.3g} |"
+            for row, (low, high, n) in fig.real_eps.items()]
+    return "\n".join(["## Signal-matched budgets", "",
+                      "ε in the tables below is the paper-equivalent ε (`eps_equiv`): each run "
+                      "spent ε = eps_equiv · n_ref / n with n_ref = 10^5 (Liu et al. §5), so n·ε "
+                      "matches the paper's at that value; δ = 1/n². The ε actually spent:", "",
+                      "| row | private rows n | ε spent |", "|---|---|---|", *rows])
 
 
 def _errors(chosen: pd.DataFrame) -> str:
@@ -87,30 +118,48 @@ def _references(fig: Figure) -> str:
                       "public only: the public distribution A_0 released as is (no privacy "
                       "spent). Best mixture error (Def. 4.1): the exact LP value, certified to "
                       "1e-9 (`exact` True), which the shading uses; where the LP did not finish "
-                      "within its time limit (300 s in the sweeps) the MW-100 estimate (the "
-                      "paper's upper estimate) stands in and `exact` is False. The sweeps "
-                      "solve it on repetition 0 only (its split), so its SE is 0.", "",
-                      markdown(ref.set_index(["row", "source"]).round(5))])
+                      "within its time limit the MW-100 estimate (the paper's upper estimate) "
+                      "stands in and `exact` is False, and `lower`–`upper` is the certified "
+                      "interval (the absent-cell floor or the LP's bound below, the best "
+                      "reweighting found above). A source used whole has the same support in "
+                      "every run and is solved on run 0 (SE 0); a resampled one on every run. "
+                      "Values with 3 significant digits, as in the figure.", "",
+                      markdown(significant(ref.set_index(["row", "source"])))])
 
 
-def _paired(fig: Figure) -> str:
-    diffs = paired_differences(fig.runs, fig.public_only)
+def _paired(diffs: pd.DataFrame) -> str:
     if diffs.empty:
         return ""
-    diffs["cell"] = [f"{r['diff']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}] {r['verdict']}"
-                     for _, r in diffs.iterrows()]
-    out = ["## Paired differences: PMW^Pub − other, mean [95% CI] over shared runs", "",
-           "Each run uses the same private/public split for every algorithm; \"lower\" means "
-           "the whole interval is below 0 (PMW^Pub's max error is lower), \"higher\" above 0, "
-           "\"undecided\" contains 0."]
+    diffs = diffs.assign(cell=[verdict_cell(r) for _, r in diffs.iterrows()])
+    family = int(diffs["family"].iloc[0])
+    out = ["## Paired differences: line − other, mean [uncorrected 95% CI], Holm-corrected "
+           "verdict", "",
+           "Each run uses the same private/public split for every algorithm. The verdicts of "
+           f"this summary form one family of {family} paired t-tests (every cell below with at "
+           f"least 2 runs), Holm-corrected to a family-wise error of {ALPHA:g}: \"lower\" "
+           "(the line's max error is lower than the other's) or \"higher\" only when the "
+           "corrected test rejects a zero mean difference, else \"undecided\". The bracket is "
+           "the uncorrected 95% t-interval; where it alone would decide, the cell adds "
+           "\"(uncorrected: lower/higher)\". Against the best mixture error (the exact floor of "
+           "the public support, a constant) the test is one-sample."]
     for versus, part in diffs.groupby("versus", sort=False):
-        wide = part.pivot(index="line", columns="eps", values="cell")
+        wide = part.pivot(index="line", columns="eps", values="cell").fillna("—")
         out += ["", f"### versus {versus}", "", markdown(wide)]
     return "\n".join(out)
 
 
+def verdict_cell(row: pd.Series) -> str:
+    """``+0.0123 [+0.0050, +0.0196] higher``; the uncorrected verdict added where it differs."""
+    cell = f"{row['diff']:+.4f} [{row['low']:+.4f}, {row['high']:+.4f}] {row['verdict']}"
+    if row["verdict_uncorrected"] != row["verdict"]:
+        cell += f" (uncorrected: {row['verdict_uncorrected']})"
+    return cell
+
+
 def _edges(fig: Figure) -> str:
-    edges = grid_edges(fig.test, fig.chosen)
+    """Selected values at a grid edge, for the lines selected on their test runs (a validated
+    line's test runs sit at the chosen T only: its edges are the validation curve's)."""
+    edges = grid_edges(fig.test, fig.chosen[fig.chosen["tuning"] != "validation"])
     if edges.empty:
         return "## Grid edges\n\nNo selected hyper-parameter sits at the edge of its grid."
     edges["cell"] = [f"ε={r['eps']:g}: {r['value']:g}" + (
@@ -119,14 +168,39 @@ def _edges(fig: Figure) -> str:
         for _, r in edges.iterrows()]
     listing = edges.groupby(["line", "parameter", "grid"])["cell"].agg("; ".join)
     return "\n".join(["## Grid edges", "", "Selected values at the smallest or largest value "
-                      "tried. The grids stop there to bound the sweep's run time on this "
-                      "machine; T's grid is the paper's ADULT grid {5, …, 200} on ADULT and its "
-                      "ACS grid {100, …, 300} scaled down to {10, …, 100} for the NIST "
-                      "excerpts (n ≈ 7.6K). Beside each edge value: the interior value with the "
-                      "lowest mean test error, that error, and its gap to the selected one "
+                      "tried (the `grid` column: the values the artefact ran, which stop there "
+                      "to bound the sweep's run time on this machine; a T-tuned line at the top "
+                      "of its grid is run again at T = 500, then 800). Beside each edge value: "
+                      "the interior value with the lowest mean test error, that error, and its "
+                      "gap to the selected one "
                       "(a small gap means the edge is a flat optimum, not a cut-off trend; "
                       "two-value grids have no interior).", "",
                       markdown(listing.rename("selected at the edge").to_frame())])
+
+
+def _validation_curve(fig: Figure) -> str:
+    """Error against T on the validation runs (the curve PMW^Pub's T is selected on), the
+    selected T marked, and the lines whose validation optimum is the largest T tried."""
+    val = fig.validation[fig.validation["algo"].isin(T_TUNED)] if not fig.validation.empty \
+        else fig.validation
+    if val.empty:
+        return ""
+    means = val.groupby(["line", "eps", "T"])["max_error"].agg(["mean", "count"]).reset_index()
+    best = means.loc[means.groupby(["line", "eps"])["mean"].idxmin()].set_index(["line", "eps"])
+    means["cell"] = [f"**{m:.4f}**" if best.loc[(l, e), "T"] == t else f"{m:.4f}"
+                     for l, e, t, m in zip(means["line"], means["eps"], means["T"],
+                                           means["mean"])]
+    wide = means.pivot(index=["line", "eps"], columns="T", values="cell").fillna("—")
+    wide.columns = [f"T={int(t)}" for t in wide.columns]
+    tops = means.groupby(["line", "eps"])["T"].max()
+    edge = [f"{l} at ε = {e:g}: T = {int(best.loc[(l, e), 'T'])}"
+            for (l, e), top in tops.items() if best.loc[(l, e), "T"] == top]
+    runs = int(means["count"].max())
+    return "\n".join(["## Validation: max error against T", "",
+                      f"Mean max error over the validation runs ({runs} per point; the release "
+                      "treated as private, see the figure's rows), bold: the T selected for the "
+                      "test runs. Optima at the largest T tried (after any extension of the "
+                      f"grid): {'; '.join(edge) if edge else 'none'}.", "", markdown(wide)])
 
 
 def _degenerate(runs: pd.DataFrame) -> str:
@@ -149,6 +223,13 @@ def hyper_text(row: pd.Series) -> str:
     if row["algo"] == "dualquery":
         return f"η={row['opt_eta']:g}, s={int(row['opt_samples'])}"
     return f"T={int(row['T'])}" if row["algo"] in T_TUNED else ""
+
+
+def significant(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Float columns as text with ``digits`` significant digits, the rounding the figures'
+    titles use (one rounding of each value everywhere)."""
+    return frame.apply(lambda col: col.map(lambda v: f"{v:.{digits}g}" if pd.notna(v) else "—")
+                       if col.dtype.kind == "f" else col)
 
 
 def markdown(frame: pd.DataFrame) -> str:

@@ -9,6 +9,13 @@ Budget (paper §4.1): ρ from the target (ε, δ) (CKS conversion, Thm 4.5), ε0
 each of the 2T steps is ε0-DP, hence ε0²/2-zCDP, and σ = 1/(n·ε0) makes the Gaussian step ε0²/2-zCDP.
 Output: the average of the iterates A_0..A_{T−1} (paper) and the last iterate A_T.
 
+The authors' released code (github.com/terranceliu/pmw-pub, ``mwem.py``) differs in two ways,
+offered as options (defaults: the paper's Algorithm 1 and §5.3): ``output="released_code"``
+averages A_1..A_T instead of A_0..A_{T−1}, and ``replay_variant="released_code"`` replays as that
+code does — every error c_i and every update's q_i(A) are taken from the answers at the start of
+the round (not from the current A), the new measurement is applied first and then again among the
+replayed ones (its own c_t ≥ c_t/2), and only the latest measurement of each query is kept.
+
 Speed: A is kept unnormalised (u, Z = Σu) together with its unnormalised answers y = Σ_x u(x)q(x).
 An update only rescales the rows of one cell, so y changes only in the cells of those rows (|rows|·W
 scatter-adds, batched over a round's replayed updates) instead of being recomputed (|X̂|·W) — unless
@@ -30,6 +37,8 @@ from pubpriv_core.queries import SupportAnswerer
 
 SELECTIONS = ("permute_and_flip", "exponential", "exponential_bounded_range")
 MEASUREMENTS = ("gaussian", "laplace")
+OUTPUTS = ("paper", "released_code")
+REPLAY_VARIANTS = ("paper", "released_code")
 _REFRESH_EVERY = 64         # rounds between exact recomputations of y (floating-point drift)
 _RESCALE_LIMIT = 1e100      # rescale u when Z leaves [1/limit, limit]
 
@@ -133,8 +142,9 @@ class MWState:
             self._touched_bound, self.answerer.incremental_limit)
         return int(queries.size)
 
-    def update(self, q: int, measurement: float) -> int:
-        """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012).
+    def update(self, q: int, measurement: float, reference: float | None = None) -> int:
+        """A(x) ← A(x)·exp(q(x)·(a − q(A))/2), renormalised (Hardt, Ligett, McSherry 2012);
+        with ``reference`` given, that value stands for q(A) (the released code's replay).
 
         ``q`` is the answerer's own index of the query; returns the number of updates made (1).
         """
@@ -142,7 +152,8 @@ class MWState:
         rows = self.selector(q)
         block = u[rows]
         mass = float(block.sum())
-        factor = math.exp((measurement - mass / self.Z) / 2.0)
+        current = mass / self.Z if reference is None else reference
+        factor = math.exp((measurement - current) / 2.0)
         self.Z += mass * (factor - 1.0)
         if self._touched_bound <= self.answerer.incremental_limit:
             self._touched_bound += block.size
@@ -179,8 +190,17 @@ class MWOptions:
     selection: str = "permute_and_flip"
     measurement: str = "gaussian"
     replay: bool = True
+    output: str = "paper"
+    replay_variant: str = "paper"
 
     def __post_init__(self):
+        for name, allowed in (("output", OUTPUTS), ("replay_variant", REPLAY_VARIANTS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"unknown {name} {getattr(self, name)!r}; choose one of "
+                                 f"{', '.join(allowed)}")
+        if self.replay_variant != "paper" and not self.replay:
+            raise ValueError(f"replay_variant={self.replay_variant} needs replay=true; set "
+                             "replay=true or leave replay_variant at paper")
         if self.selection not in SELECTIONS:
             raise ValueError(f"unknown selection {self.selection!r}; choose one of "
                              f"{', '.join(SELECTIONS)}")
@@ -281,6 +301,35 @@ def replay(state: MWState, queries: np.ndarray, measured: np.ndarray,
     return state.update_many(queries, measured)
 
 
+def replay_released_code(state: MWState, latest: dict[int, tuple[int | None, float]],
+                         new: tuple[int, int | None, float], start: np.ndarray,
+                         rng: np.random.Generator) -> int:
+    """The replay of the authors' released code (``mwem.py``), kept as an option.
+
+    ``latest`` maps each measured query (global id) to (own index or None when absent from X̂,
+    its latest measurement); ``new`` = (global id, own index, a) is stored there first,
+    replacing an earlier measurement of the same query. ``start`` holds q(A) of the present
+    queries at the start of the round. With c_i = |a_i − start_i| (a_i for an absent query),
+    the new measurement is applied, then every stored one with c_i ≥ c_t/2 — the new one again
+    among them — in uniformly random order, each as A(x) ∝ A(x)·exp(q_i(x)·(a_i − start_i)/2).
+    An absent query changes nothing on X̂. Uses only released measurements: no privacy cost.
+    Returns the number of updates made (those of absent queries not counted)."""
+    q_new, own_new, a_new = new
+    latest[q_new] = (own_new, a_new)
+    owns = [own for own, _ in latest.values()]
+    measured = np.array([a for _, a in latest.values()])
+    before = np.array([0.0 if own is None else start[own] for own in owns])
+    errors = np.abs(measured - before)
+    again = rng.permutation(np.flatnonzero(errors >= 0.5 * abs(a_new - (
+        0.0 if own_new is None else start[own_new]))))
+    order = [(own_new, a_new)] + [(owns[i], measured[i]) for i in again]
+    done = 0
+    for own, a in order:
+        if own is not None:
+            done += state.update(int(own), float(a), reference=float(start[own]))
+    return done
+
+
 def make_budget(eps: float, delta: float, T: int) -> privacy.ZCDPBudget:
     """The run's zCDP budget ρ(ε, δ) (CKS conversion, Liu et al. Thm 4.5), after input checks."""
     check_budget(eps, delta, T)
@@ -320,16 +369,22 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
     # (own index, measurement) of the present queries measured so far
     history_queries, history_measured, known = np.empty(T, dtype=np.int64), np.empty(T), 0
     selected, measured = [], []
+    latest: dict[int, tuple[int | None, float]] = {}   # the released code's replay memory
+    released_replay = options.replay and options.replay_variant == "released_code"
     times, updates = np.empty(T), np.zeros(T, dtype=np.int64)
     for t in range(T):
         start = time.perf_counter()
-        average += state.weights()
+        if options.output == "paper":          # Alg. 1: average of A_0..A_{T-1}
+            average += state.weights()
         scores = state.scores(candidates.true_present)
+        start_answers = state.answers() if released_replay else None
         q, own = candidates.to_global(select(scores, candidates, eps0, n, options, budget, rng))
         a = measure(true_answers[q], eps0, n, options, budget, rng)
         selected.append(q)
         measured.append(a)
-        if options.replay:
+        if released_replay:
+            updates[t] = replay_released_code(state, latest, (q, own, a), start_answers, rng)
+        elif options.replay:
             updates[t] = replay(state, history_queries[:known], history_measured[:known],
                                 (own, a), rng)
         elif own is not None:     # an absent query cannot change A on X̂
@@ -337,6 +392,8 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
         if own is not None:
             history_queries[known], history_measured[known] = own, a
             known += 1
+        if options.output == "released_code":  # the released code: average of A_1..A_T
+            average += state.weights()
         times[t] = time.perf_counter() - start
     average /= T
     return {"weights": average, "answers": answerer.expand(answerer.answer(average)),

@@ -6,7 +6,7 @@
 name           options (defaults)
 =============  ==========================================================================
 synthetic      preset ("tiny"), role ("private"), n (preset's), shift (0.1), seed (0),
-               concentration (0.5) — :mod:`.synthetic`, no files
+               concentration (0.5), draw (0) — :mod:`.synthetic`, no files
 adult          none — UCI ADULT, :mod:`.adult`
 nist_acs       region ("ma"; or tx, national), year (2019; or 2018), reduced (False)
                — :mod:`.nist_acs`
@@ -30,7 +30,8 @@ from .public import PublicSource, Split, biased, fraction, from_dataset, resampl
 from .synthetic import load_synthetic
 
 _LOADERS = {
-    "synthetic": (load_synthetic, ("preset", "role", "n", "shift", "seed", "concentration")),
+    "synthetic": (load_synthetic, ("preset", "role", "n", "shift", "seed", "concentration",
+                                   "draw")),
     "adult": (load_adult, ()),
     "nist_acs": (load_nist_acs, ("region", "year", "reduced")),
     "acs": (load_acs, ("state", "year", "reduced", "download")),

@@ -234,9 +234,11 @@ def make_pair(preset: str = "tiny", shift: float = 0.1, seed: int = 0,
 
 
 def load_synthetic(preset: str = "tiny", role: str = "private", n: int | None = None,
-                   shift: float = 0.1, seed: int = 0, concentration: float = 0.5) -> Dataset:
+                   shift: float = 0.1, seed: int = 0, concentration: float = 0.5,
+                   draw: int = 0) -> Dataset:
     """``n`` rows (default: the preset's) drawn from the private or the public model; the two
-    roles use independent streams of ``seed``."""
+    roles use independent streams of ``seed``. ``draw`` > 0 takes another sample of the same
+    models (an independent stream; e.g. a validation release of the private model)."""
     roles = ("private", "public")
     if role not in roles:
         raise ValueError(f"synthetic role must be one of {roles}, got {role!r}")
@@ -244,6 +246,9 @@ def load_synthetic(preset: str = "tiny", role: str = "private", n: int | None = 
     n = PRESETS[preset].rows if n is None else int(n)
     if n < 1:
         raise ValueError(f"synthetic n must be ≥ 1, got {n}")
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 1 + roles.index(role)]))
+    if draw < 0:
+        raise ValueError(f"synthetic draw must be ≥ 0, got {draw}")
+    stream = [seed, 1 + roles.index(role)] + ([draw] if draw else [])
+    rng = np.random.default_rng(np.random.SeedSequence(stream))
     model = pair.private if role == "private" else pair.public
     return model.sample(n, rng)
