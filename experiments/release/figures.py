@@ -306,5 +306,6 @@ def redraw(folder: str | Path, title: str = "", tuning: str = "paper") -> int:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     figure.savefig(folder / "figure.png", dpi=130)
+    plt.close(figure)
     print(f"wrote {folder / 'figure.png'}")
     return 0

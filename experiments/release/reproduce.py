@@ -24,7 +24,7 @@ from experiments.outputs import readable_folder, writable_folder
 from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
-from experiments.release.figures import line_labels, plot_artefact, runtime_table, tuning_note
+from experiments.release.figures import line_labels, plot_artefact, plt, runtime_table, tuning_note
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
 from experiments.release.sweep import SweepReport, compose_jobs, expand, run_sweep
@@ -188,8 +188,9 @@ def _make_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
         figure = build(table, tuning)
         selected_table(figure).to_csv(out / "selected.csv", index=False)
         rows = list(dict.fromkeys(b.row for b in artefact.blocks))
-        plot_artefact(figure, f"{artefact.title} — {tuning_note(figure, tuning)}",
-                      rows).savefig(out / "figure.png", dpi=130)
+        drawing = plot_artefact(figure, f"{artefact.title} — {tuning_note(figure, tuning)}", rows)
+        drawing.savefig(out / "figure.png", dpi=130)
+        plt.close(drawing)
         written += [out / "selected.csv", out / "figure.png"]
         summary = summary_text(figure, artefact.family)
     if artefact.notes:
