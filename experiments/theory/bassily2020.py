@@ -380,7 +380,8 @@ def _apap_p_panel(ax, apap_p: pd.DataFrame, fits: dict, cfg) -> None:
     """Error against p; points outside Thm 10's regime (success < 1 − β) hollow."""
     m, n = int(apap_p.m.iloc[0]), int(apap_p.n.iloc[0])
     ax.loglog(apap_p.p, apap_p.err_mean, "-", color="C0", lw=1)
-    inside, outside = apap_p[apap_p.in_regime], apap_p[~apap_p.in_regime]
+    in_regime = apap_p.success_rate >= 1 - cfg.beta
+    inside, outside = apap_p[in_regime], apap_p[~in_regime]
     ax.loglog(inside.p, inside.err_mean, "o", color="C0", ls="none",
               label=f"APAP, m={m}, n={n:,}: success ≥ {1 - cfg.beta:.0%} (Thm 10's regime)")
     if len(outside):
