@@ -70,3 +70,19 @@ def test_matched_rows_validate_every_source_but_the_validation_file_itself():
                                                 ("validation", False)]
     assert "public={year:2018}" in pmw[0].overrides
     assert "public={region:national},{region:ma}" in pmw[1].overrides
+
+
+def test_matched_rows_carry_the_successor_lines_on_their_own_sources_at_matched_budgets():
+    from experiments.release.catalogue import MATCHED_ROWS, matched_row
+
+    spec = MATCHED_ROWS["full_tx"]
+    blocks = {next(o for o in b.overrides if o.startswith("algo=")): b
+              for b in matched_row("fig1_nist", spec) if "algo=pmwpub" not in b.overrides}
+    for algo in ("algo=gem_pub", "algo=pep_pub"):
+        assert f"public={spec.publics}" in blocks[algo].overrides
+    for algo in ("algo=gem", "algo=rap"):
+        assert f"public={spec.public0}" in blocks[algo].overrides
+    for algo in ("algo=gem_pub", "algo=pep_pub", "algo=gem", "algo=rap"):
+        block = blocks[algo]
+        assert any(o.startswith("eps_equiv=") for o in block.overrides), block
+        assert all(o in block.overrides for o in spec.fixed), block

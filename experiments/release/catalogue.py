@@ -259,6 +259,26 @@ def _pgm_lines(preset: str, row: str, fixed: tuple[str, ...], publics: str,
 MATCHED_LINE_BUILDERS: list[Callable[[str, str, tuple[str, ...], str, str], list[Block]]] = []
 
 
+#: T grids of the successor lines in the matched rows (every row has W >= 84 marginals; two
+#: values each to bound the matched sweeps)
+MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25,50", "12,25")
+
+
+def _matched_successors(preset: str, row: str, fixed: tuple[str, ...], publics: str,
+                        public0: str) -> list[Block]:
+    """GEM^Pub and PEP^Pub on every public source, GEM and RAP^softmax once on ``public0``
+    (:func:`successor_blocks`), at the matched budgets."""
+    blocks = successor_blocks(preset, row, f"public={public0}", MATCHED_SUCCESSOR_GRIDS,
+                              (*fixed, *matched()))
+    return [b if "public=" in " ".join(b.overrides) else
+            Block(b.preset, (f"public={publics}", *b.overrides), b.row, b.role) for b in blocks]
+
+
+MATCHED_LINE_BUILDERS.append(_matched_successors)
+MATCHED_FAMILY += (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"), ("GEM^Pub", "public only"),
+                   ("GEM^Pub", "AIM"))
+
+
 @dataclass(frozen=True)
 class MatchedRow:
     """A figure row at matched signal: its overrides, public sources, and the validation
