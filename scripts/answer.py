@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import sys
 
+from experiments.console import ArgumentParser, run_or_fail
 from experiments.release.answer import answer_table, comparisons
 
 
-def main() -> int:
-    try:
-        print(answer_table(comparisons()))
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+def main(argv: list[str] | None = None) -> int:
+    ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    print(run_or_fail(lambda: answer_table(comparisons())))
     return 0
 
 
