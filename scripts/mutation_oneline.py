@@ -1,7 +1,7 @@
 """Hand-written one-line privacy mutants: apply each to a copy of the tree and run tests on it.
 
 Each mutant replaces one fragment on one line of a privacy path. For every mutant the script runs
-(1) the privacy data-flow tests (``tests/test_privacy_flow.py``, ``tests/test_privacy_audit_pgm.py``)
+(1) the privacy data-flow tests (``tests/test_privacy_flow.py``, ``tests/test_privacy_audit_transcripts.py``)
 and (2) the tests that existed before them on the same paths (``--baseline subset``: the privacy,
 algorithm and audit test files; ``privacy``: the ``test_privacy_*`` files; ``full``: the whole
 suite except the flow tests), each with ``-x``, and prints one Markdown row per mutant: where it is, its diff, the first test that
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOW_TESTS = ["tests/test_privacy_flow.py", "tests/test_privacy_audit_pgm.py"]
+FLOW_TESTS = ["tests/test_privacy_flow.py", "tests/test_privacy_audit_transcripts.py"]
 BASELINE_SUBSET = ["tests/test_privacy_accounting.py", "tests/test_privacy_call_sites.py",
                    "tests/test_privacy_fused_selection.py", "tests/test_privacy_noise.py",
                    "tests/test_privacy_selection.py", "tests/test_privacy_sparse_vector.py",
