@@ -607,7 +607,8 @@ FLOW_SPECS: dict[str, FlowSpec] = {
     "public_only": FlowSpec(NO_MECHANISM, public=True),
     # T ≤ W marginals: 1- and 2-way marginals give W ≥ 3 on every tiny domain
     "pep": FlowSpec(ADAPTIVE, {"max_iters": 5}, orders=(1, 2)),
-    "pep_pub": FlowSpec(ADAPTIVE, {"max_iters": 5}, public=True, orders=(1, 2)),
+    # α ≠ 0.5: a selection/measurement share swapped changes the spend (whole-ρ check)
+    "pep_pub": FlowSpec(ADAPTIVE, {"max_iters": 5, "alpha": 0.3}, public=True, orders=(1, 2)),
     "gem": FlowSpec(ADAPTIVE, dict(FAST_GENERATOR), orders=(1, 2)),
     "gem_pub": FlowSpec(ADAPTIVE, {**FAST_GENERATOR, "pretrain_steps": 4,
                                    "pretrain_refresh": 2}, public=True, orders=(1, 2)),
