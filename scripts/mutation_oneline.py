@@ -1,14 +1,16 @@
 """Hand-written one-line privacy mutants: apply each to a copy of the tree and run tests on it.
 
 Each mutant replaces one fragment on one line of a privacy path. For every mutant the script runs
-(1) the privacy data-flow tests (``tests/test_privacy_flow.py``, ``tests/test_privacy_audit_pgm.py``)
-and (2) the tests that existed before them on the same paths (``--baseline subset``: the privacy,
-algorithm and audit test files; ``privacy``: the ``test_privacy_*`` files; ``full``: the whole
-suite except the flow tests), each with ``-x``, and prints one Markdown row per mutant: where it is, its diff, the first test that
-fails (the killer) or ``survived``. ``--only ID ...`` restricts the mutants.
+(1) the privacy data-flow tests (``tests/test_privacy_flow.py``,
+``tests/test_privacy_audit_transcripts.py``; only those of the algorithms the mutated file serves,
+``-k``) and (2) the tests that existed before them on the same paths (``--baseline subset``: the
+privacy, algorithm and audit test files; ``privacy``: the ``test_privacy_*`` files; ``full``: the
+whole suite except the flow tests; ``--baseline-tests``: the files named), each with ``-x``, and
+prints one Markdown row per mutant: where it is, its diff, the first test that fails (the killer)
+or ``survived``. ``--only ID ...`` restricts the mutants.
 
     python scripts/mutation_oneline.py [--baseline privacy|subset|full|none] [--no-flow]
-        [--only M1 M2] [-o FILE]
+        [--baseline-tests FILE ...] [--only M1 M2] [-o FILE]
 
 A mutant whose fragment is not found exactly once is reported as ``stale`` (the code moved).
 """
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOW_TESTS = ["tests/test_privacy_flow.py", "tests/test_privacy_audit_pgm.py"]
+FLOW_TESTS = ["tests/test_privacy_flow.py", "tests/test_privacy_audit_transcripts.py"]
 BASELINE_SUBSET = ["tests/test_privacy_accounting.py", "tests/test_privacy_call_sites.py",
                    "tests/test_privacy_fused_selection.py", "tests/test_privacy_noise.py",
                    "tests/test_privacy_selection.py", "tests/test_privacy_sparse_vector.py",
@@ -44,6 +46,7 @@ class Mutant:
     old: str
     new: str
     what: str
+    keyword: str | None = None     # the flow tests' ``-k`` (default: KEYWORDS of the file)
 
 
 MUTANTS = [
@@ -138,13 +141,73 @@ MUTANTS = [
            "shift = np.abs(logw).max()",
            "shift = 2 * np.abs(logw).max()",
            "DualQuery's sampler shift doubled (a normalising constant)"),
+    # the Adaptive Measurements rounds of PEP, PEP^Pub, GEM, GEM^Pub and RAP
+    Mutant("M23", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "MARGINAL_L2 = math.sqrt(2.0)",
+           "MARGINAL_L2 = 1.0",
+           "measured marginal's L2 sensitivity √2/n taken as 1/n (σ and charge both)"),
+    Mutant("M24", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "return 1.0 / self.n",
+           "return 0.5 / self.n",
+           "selection score sensitivity stated as 1/(2n) (a max error moves by 1/n)"),
+    Mutant("M25", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "return MARGINAL_L2 / (self.n * (1.0 - self.alpha) * self.eps0)",
+           "return MARGINAL_L2 / (self.n * self.alpha * self.eps0)",
+           "measurement σ from the selection's share α of ε0 instead of 1 − α"),
+    Mutant("M26", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "self.ledger.charge(privacy.gaussian_zcdp(sigma, MARGINAL_L2 / self.budget.n), "
+           "\"measure\")",
+           "privacy.gaussian_zcdp(sigma, MARGINAL_L2 / self.budget.n)",
+           "measurement not charged to the ledger"),
+    Mutant("M27", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "self.ledger.charge(privacy.bounded_range_zcdp(eps), \"select\")",
+           "self.ledger.charge(privacy.bounded_range_zcdp(eps / 2), \"select\")",
+           "selection charged for ε_sel/2"),
+    Mutant("M28", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "return int(privacy.exponential_mechanism(scores, eps, self.budget.sensitivity, "
+           "self.rng))",
+           "return int(privacy.exponential_mechanism(scores, 2 * eps, self.budget.sensitivity, "
+           "self.rng))",
+           "exponential mechanism run at 2ε_sel, charged for ε_sel"),
+    Mutant("M29", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "scores = marginal_scores(self.problem.workload.offsets, self.problem.true_answers,",
+           "scores = marginal_scores(self.problem.workload.offsets, self.problem.public_answerer"
+           ".expand(self.problem.public_answerer.answer(self.problem.public_weights)),",
+           "selection scores computed on the public data's answers instead of the private"),
+    Mutant("M30", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "self.measurements.add(marginal, values)",
+           "self.measurements.add(marginal, self.problem.true_answers[offsets[marginal]:"
+           "offsets[marginal + 1]])",
+           "the exact marginal enters the model (noise drawn and charged, then dropped)"),
+    Mutant("M31", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "return np.clip(privacy.gaussian_mechanism(np.asarray(values, float), sigma, rng), "
+           "0.0, 1.0)",
+           "return np.clip(np.asarray(values, float), 0.0, 1.0)",
+           "measurement without noise (still charged)"),
+    Mutant("M32", "pubpriv_core/algorithms/adaptive_measurements.py",
+           "budget = RoundBudget(privacy.rho_from_eps(eps, delta), T * per_round, alpha, "
+           "problem.n)",
+           "budget = RoundBudget(privacy.rho_from_eps(eps, delta), T, alpha, problem.n)",
+           "ε0 from T selections where RAP makes T·s", keyword="rap"),
+    Mutant("M33", "pubpriv_core/algorithms/gem.py",
+           "targets = answerer.expand(answerer.answer(problem.public_weights))",
+           "targets = problem.true_answers",
+           "GEM^Pub pre-trains on the private answers (free, unnoised)", keyword="gem_pub"),
+    Mutant("M34", "pubpriv_core/algorithms/gem.py",
+           "loss = MeasuredLoss(plan, measurements.flat(), opts.loss_p, opts.max_idxs)",
+           "loss = MeasuredLoss(plan, np.concatenate([self.problem.true_answers[self.problem"
+           ".workload.offsets[m]:self.problem.workload.offsets[m + 1]] for m in "
+           "measurements.marginals]), opts.loss_p, opts.max_idxs)",
+           "GEM fits its generator to the exact marginals it measured"),
 ]
 
 
 #: flow tests of the algorithms a file serves (``-k``); files not listed run every flow test
 KEYWORDS = {"aim.py": "aim", "mst.py": "mst", "jam_pgm.py": "jam_pgm",
             "select_measure.py": "aim or mst or jam_pgm",
-            "multiplicative_weights.py": "pmwpub or mwem", "dualquery.py": "dualquery"}
+            "multiplicative_weights.py": "pmwpub or mwem", "dualquery.py": "dualquery",
+            "adaptive_measurements.py": "pep", "pep.py": "pep", "gem.py": "gem",
+            "rap.py": "rap"}
 
 
 def copy_tree(dest: Path) -> None:
@@ -189,6 +252,8 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", choices=("privacy", "subset", "full", "none"),
                         default="subset")
     parser.add_argument("--no-flow", action="store_true", help="skip the flow tests")
+    parser.add_argument("--baseline-tests", nargs="+", default=None, metavar="FILE",
+                        help="run these test files as the baseline instead of --baseline")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("-o", "--out", type=Path, default=None, help="also write the table")
     args = parser.parse_args(argv)
@@ -206,8 +271,8 @@ def main(argv=None) -> int:
                 continue
             original, line = applied
             try:
-                baseline = _baseline(tree, args.baseline)
-                keyword = KEYWORDS.get(Path(mutant.path).name)
+                baseline = _baseline(tree, args.baseline_tests or args.baseline)
+                keyword = mutant.keyword or KEYWORDS.get(Path(mutant.path).name)
                 killer, seconds = ("not run", 0.0) if args.no_flow else first_failure(
                     tree, FLOW_TESTS, ["-k", keyword] if keyword else [])
             finally:
@@ -221,10 +286,12 @@ def main(argv=None) -> int:
     return 0
 
 
-def _baseline(tree: Path, which: str) -> str:
+def _baseline(tree: Path, which: str | list[str]) -> str:
     if which == "none":
         return "not run"
-    if which == "full":
+    if isinstance(which, list):
+        tests, extra = which, []
+    elif which == "full":
         tests, extra = ["tests"], [f"--ignore={t}" for t in FLOW_TESTS] + ["-n", "2"]
     elif which == "privacy":
         tests, extra = [t for t in BASELINE_SUBSET if "test_privacy_" in t], []

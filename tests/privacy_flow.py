@@ -45,6 +45,7 @@ from pubpriv_core.algorithms import ALGORITHMS, ReleaseProblem, run_algorithm
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.privacy._checks import generator
 from pubpriv_core.queries import MarginalWorkload
+from pubpriv_core.queries.workload import choose_marginals
 
 RELATIVE_SLACK = 1e-9     # floating-point slack on sensitivities and charges
 
@@ -286,8 +287,13 @@ NORMS = {"select": np.inf, "draw": np.inf, "gaussian": 2, "laplace": 1}
 def sensitivity_gaps(recorded: list[Call], replayed: list[Call]) -> list[tuple[float, float]]:
     """(observed change, stated sensitivity) per call between a run and its replay on a
     neighbour: L∞ for scores and log-weights, L2 for Gaussian, L1 for Laplace inputs."""
-    return [(float(np.linalg.norm(a.values - b.values, ord=NORMS[a.kind])),
+    return [(float(np.linalg.norm(_difference(a.values, b.values), ord=NORMS[a.kind])),
              stated_sensitivity(a)) for a, b in zip(recorded, replayed)]
+
+
+def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a − b, with 0 where both hold the same value (−∞ scores of candidates ruled out)."""
+    return np.subtract(a, b, out=np.zeros(np.broadcast(a, b).shape), where=a != b)
 
 
 # --------------------------------------------------------------------------- translation
@@ -528,6 +534,30 @@ def install_dualquery(patches: Patches, problem: ReleaseProblem) -> None:
     patches.set(player, "update", model_sink(player.update, "update", True))
 
 
+def install_adaptive(patches: Patches, problem: ReleaseProblem) -> None:
+    """PEP, PEP^Pub, GEM, GEM^Pub, RAP (Adaptive Measurements rounds): the true answers tainted
+    (the scores and the measured marginals read them), mechanisms from the ``privacy``
+    namespace, the model = every ``model.update`` of ``run_rounds`` (in each registered module
+    that runs it). GEM^Pub's in-process pre-training cache starts empty, so every run — replays
+    included — pre-trains again: a pre-training that read private data would differ on them."""
+    import importlib
+
+    from pubpriv_core.algorithms import adaptive_measurements as am
+    from pubpriv_core.algorithms import gem
+    problem.__dict__["true_answers"] = taint(np.asarray(problem.true_answers))
+    install_mechanism_taps(patches, privacy, ("exponential_mechanism", "gaussian_mechanism"))
+    rounds = am.run_rounds
+
+    def sunk_rounds(name, problem, model, **kwargs):
+        model.update = model_sink(model.update, "update")
+        return rounds(name, problem, model, **kwargs)
+    for name in builtin_algorithms():
+        module = importlib.import_module(ALGORITHMS[name][0])
+        if getattr(module, "run_rounds", None) is rounds:
+            patches.set(module, "run_rounds", sunk_rounds)
+    patches.set(gem, "_PRETRAINED", type(gem._PRETRAINED)())
+
+
 def install_none(patches: Patches, problem: ReleaseProblem) -> None:
     """An algorithm that reads no private data and calls no mechanism."""
     return None
@@ -544,6 +574,7 @@ class Family:
 PGM = Family(install_pgm)
 MW = Family(install_mw)
 DUALQUERY = Family(install_dualquery, ledger=False)
+ADAPTIVE = Family(install_adaptive)
 NO_MECHANISM = Family(install_none, ledger=False)
 
 
@@ -558,11 +589,14 @@ class FlowSpec:
     eps: float = 2.0
     T: int = 3
     spends_all: bool = True    # the run spends its whole ρ (JAM-PGM's public picks save some)
+    orders: tuple = (2,)       # the workload: every marginal of these orders
 
 
 FAST_PGM = {"iters": 1, "final_iters": 1}
+FAST_GENERATOR = {"K": 4, "embedding": 4, "hidden": 4, "max_iters": 3}
 
-#: every private algorithm of the registry; a new one must be added here (test_flow_table)
+#: every private built-in algorithm; a new one must be added here
+#: (test_privacy_flow.py::test_flow_table_covers_the_registry)
 FLOW_SPECS: dict[str, FlowSpec] = {
     "pmwpub": FlowSpec(MW, public=True),
     "mwem": FlowSpec(MW),
@@ -571,14 +605,30 @@ FLOW_SPECS: dict[str, FlowSpec] = {
     "mst": FlowSpec(PGM, dict(FAST_PGM)),
     "jam_pgm": FlowSpec(PGM, {"rounds": 3, **FAST_PGM}, public=True, spends_all=False),
     "public_only": FlowSpec(NO_MECHANISM, public=True),
+    # T ≤ W marginals: 1- and 2-way marginals give W ≥ 3 on every tiny domain
+    "pep": FlowSpec(ADAPTIVE, {"max_iters": 5}, orders=(1, 2)),
+    # α ≠ 0.5: a selection/measurement share swapped changes the spend (whole-ρ check)
+    "pep_pub": FlowSpec(ADAPTIVE, {"max_iters": 5, "alpha": 0.3}, public=True, orders=(1, 2)),
+    "gem": FlowSpec(ADAPTIVE, dict(FAST_GENERATOR), orders=(1, 2)),
+    "gem_pub": FlowSpec(ADAPTIVE, {**FAST_GENERATOR, "pretrain_steps": 4,
+                                   "pretrain_refresh": 2}, public=True, orders=(1, 2)),
+    "rap": FlowSpec(ADAPTIVE, {"K": 4, "max_iters": 3}, T=1, orders=(1, 2)),  # 2 picks a round
 }
 #: registry entries that are not private mechanisms (non-private reference values)
 NOT_PRIVATE = {"best_mixture": "the non-private best mixture error, a reference value"}
 
 
+def builtin_algorithms() -> list[str]:
+    """The registry's own algorithms: :data:`ALGORITHMS` without the entry-point plugins that
+    :func:`~pubpriv_core.algorithms.plugins.load_plugins` added (third-party code, whose
+    privacy is checked at run time against the budget it reports, not here)."""
+    from pubpriv_core.algorithms.plugins import PLUGINS
+    return sorted(set(ALGORITHMS) - set(PLUGINS))
+
+
 def registry_gaps() -> list[str]:
-    """Registered algorithms with neither a flow spec nor a NOT_PRIVATE reason."""
-    return sorted(set(ALGORITHMS) - set(FLOW_SPECS) - set(NOT_PRIVATE))
+    """Built-in algorithms with neither a flow spec nor a NOT_PRIVATE reason."""
+    return sorted(set(builtin_algorithms()) - set(FLOW_SPECS) - set(NOT_PRIVATE))
 
 
 # --------------------------------------------------------------------------- running
@@ -622,11 +672,14 @@ def run(name: str, problem: ReleaseProblem, script: list[Call] | None = None, se
 
 
 def make_problem(records: np.ndarray, shape, public_records: np.ndarray | None = None,
-                 k: int = 2) -> ReleaseProblem:
-    """A problem on ``shape`` with every k-way marginal as workload and, if given, the public
-    rows as the public source (support = distinct rows, weights = their frequencies)."""
+                 orders: tuple = (2,)) -> ReleaseProblem:
+    """A problem on ``shape`` with every marginal of the given orders (at most the number of
+    attributes) as workload and, if given, the public rows as the public source (support =
+    distinct rows, weights = their frequencies)."""
     domain = Domain([f"a{i}" for i in range(len(shape))], list(shape))
-    workload = MarginalWorkload.random(domain, min(k, len(shape)), None, 0)
+    marginals = [m for k in sorted({min(k, len(shape)) for k in orders})
+                 for m in choose_marginals(len(shape), k, None, 0)]
+    workload = MarginalWorkload(domain, tuple(marginals))
     private = Dataset(np.asarray(records, dtype=np.int64), domain)
     if public_records is None:
         return ReleaseProblem(private, workload)
@@ -634,6 +687,14 @@ def make_problem(records: np.ndarray, shape, public_records: np.ndarray | None =
                                 return_counts=True)
     return ReleaseProblem(private, workload, support, counts / counts.sum(),
                           len(public_records))
+
+
+def spec_problem(name: str, records: np.ndarray, shape,
+                 public_records: np.ndarray | None) -> ReleaseProblem:
+    """:func:`make_problem` with the workload of ``name``'s spec, and the public rows only if
+    the spec needs a public source."""
+    spec = FLOW_SPECS[name]
+    return make_problem(records, shape, public_records if spec.public else None, spec.orders)
 
 
 def with_private(problem: ReleaseProblem, records: np.ndarray) -> ReleaseProblem:

@@ -78,8 +78,8 @@ def marginal_scores(offsets: np.ndarray, data_answers: np.ndarray, model_answers
                     measured: np.ndarray) -> np.ndarray:
     """max over the cells of each marginal of |data − model| (cells of marginal w at
     ``offsets[w]:offsets[w+1]``); −∞ for the marginals flagged in ``measured``. A pure function
-    of the two answer vectors."""
-    gaps = np.abs(np.asarray(data_answers, float) - np.asarray(model_answers, float))
+    of the two answer vectors (a ufunc on them, so array subclasses pass through)."""
+    gaps = np.abs(np.subtract(data_answers, model_answers, dtype=float))
     scores = np.maximum.reduceat(gaps, offsets[:-1])
     return np.where(measured, -np.inf, scores)
 

@@ -1,5 +1,5 @@
-"""End-to-end privacy-loss audits of AIM, MST and JAM-PGM (as PMW^Pub's in
-``test_learning_core_audit.py``).
+"""End-to-end privacy-loss audits of AIM, MST, JAM-PGM and the Adaptive Measurements rounds of
+PEP and RAP^softmax (as PMW^Pub's in ``test_learning_core_audit.py``).
 
 On a 2 × 2 domain, n = 3, the neighbouring pair D = {00, 01, 10}, D' = {11, 01, 10} (one record
 replaced in both attributes, so every marginal moves). An output is the transcript of the
@@ -13,7 +13,10 @@ A run at the claimed ε must not be flagged; a run at 4ρ (σ halved, selection 
 against ρ must be. False-failure rate: a correctly calibrated algorithm is flagged with
 probability ≤ 1% over the sampling (the bounds' confidence); the seeds are fixed, so the outcome
 is deterministic. JAM-PGM uses a public source unlike the private data (every public row 11) so
-that its selections pick private measurements.
+that its selections pick private measurements. PEP and RAP run on the 1- and 2-way marginals
+(W = 3): PEP three rounds of one pick, RAP one round of two picks; their rounds are the ones
+GEM and the public variants share (GEM's generator only post-processes them, and costs about
+20 times as much per run).
 """
 from __future__ import annotations
 
@@ -31,14 +34,17 @@ SAMPLES = 150
 #: algorithm -> (claimed ε, public rows or None, options)
 SETTINGS = {"aim": (4.0, None, {"rounds": 2}),
             "mst": (4.0, None, {}),
-            "jam_pgm": (8.0, np.array([[1, 1]] * 4), {"rounds": 2})}
+            "jam_pgm": (8.0, np.array([[1, 1]] * 4), {"rounds": 2}),
+            "pep": (4.0, None, {}),
+            "rap": (4.0, None, {})}
 
 
 @pytest.mark.parametrize("factor, flagged", [(1, False), (4, True)])
 @pytest.mark.parametrize("name", sorted(SETTINGS))
 def test_transcript_loss_audit(name, factor, flagged):
     eps, public, options = SETTINGS[name]
-    problems = {0: pf.make_problem(D, SHAPE, public), 1: pf.make_problem(D2, SHAPE, public)}
+    problems = {0: pf.spec_problem(name, D, SHAPE, public),
+                1: pf.spec_problem(name, D2, SHAPE, public)}
     rho = rho_from_eps(eps, DELTA)
     result = pf.transcript_audit(name, problems, [(0, 1)], eps_run=eps_from_rho(factor * rho,
                                                                                 DELTA),
