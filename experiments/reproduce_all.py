@@ -60,7 +60,8 @@ def run_release(name: str, out: Path, release_kwargs: dict) -> int:
 
 
 def run_theory_target(name: str, out: Path, quick: bool) -> int:
-    """One theory preset or the bound curves; bad input or missing data is one line, status 2."""
+    """One theory preset or the bound curves; bad input or missing data is one line, status 2;
+    a failed block one line, status 1."""
     from pubpriv_core.data.paths import DataUnavailableError
 
     try:
@@ -68,6 +69,10 @@ def run_theory_target(name: str, out: Path, quick: bool) -> int:
     except (KeyError, ValueError, DataUnavailableError) as err:
         print(f"error: {name}: {' '.join(str(err).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RuntimeError as err:     # a block that failed (a solver error): finished ones are kept
+        print(f"error: {name}: {' '.join(str(err).split())}; its finished blocks are kept under "
+              f"{out / 'records'}; re-running resumes after them", file=sys.stderr)
+        return EXIT_FAULT
     return 0
 
 

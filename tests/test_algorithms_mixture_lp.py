@@ -228,6 +228,17 @@ def test_an_unknown_status_is_solved_again_from_scratch():
         mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 0.0)
 
 
+@pytest.mark.parametrize("failure", ["kSolveError", "kPresolveError", "kPostsolveError"])
+def test_a_solver_error_is_solved_again_from_scratch_then_reported(failure):
+    import highspy
+    status = highspy.HighsModelStatus
+    model = _StatusSequence(getattr(status, failure), status.kOptimal)
+    assert mixture_lp._run(model, 10.0) == status.kOptimal and model.cleared == 1
+    assert model.presolve == ["off", "choose"]
+    with pytest.raises(RuntimeError, match="LP failed"):
+        mixture_lp._run(_StatusSequence(getattr(status, failure), status.kSolveError), 10.0)
+
+
 def test_the_engine_operator_gives_the_matrix_solution(monkeypatch):
     p = problem(15, 300)
     present, floor = _split(p.public_answerer, p.true_answers)

@@ -65,6 +65,22 @@ def test_ctrl_c_is_one_line_and_status_130(monkeypatch, tmp_path, capsys):
                     "re-run the same command to resume")
 
 
+def test_a_failing_block_is_one_line_and_status_1_keeping_the_finished_ones(monkeypatch,
+                                                                           tmp_path, capsys):
+    def failing(store):
+        store.put("first/a", {"x": 1})
+        raise RuntimeError("best-mixture LP failed: Solve error")
+    _fake(monkeypatch, tmp_path, failing)
+    with pytest.raises(SystemExit) as exit_info:
+        runner.main(["experiment=theory_demo"])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == (
+        f"error: RuntimeError: best-mixture LP failed: Solve error; 1 new block(s) this run, 1 "
+        f"kept in {tmp_path / 'records'}; re-running the same command resumes after them")
+
+
 DRIVER = """
 import sys, time
 from joblib import Parallel, delayed

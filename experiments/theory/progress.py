@@ -70,6 +70,13 @@ class TheoryRun:
         return (f"theory {self.name} done: {new} new block(s), {self.stored} reused, wall "
                 f"{clock(time.time() - self.start)}; records in {self.records}")
 
+    def failed(self, err: BaseException) -> str:
+        """One line for a block that failed (a solver error, a bug): what, and what is kept."""
+        text = " ".join(str(err).split()) or type(err).__name__
+        return (f"{type(err).__name__}: {text}; {self.new_blocks()} new block(s) this run, "
+                f"{count_blocks(self.records)} kept in {self.records}; re-running the same "
+                "command resumes after them")
+
     def interrupted(self) -> str:
         return (f"interrupted: {self.new_blocks()} new block(s) this run, "
                 f"{count_blocks(self.records)} kept in {self.records}; re-run the same command "

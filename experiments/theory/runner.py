@@ -147,7 +147,8 @@ def main(argv: list[str] | None = None) -> None:
     status 2 before any work; a failed write is one line and status 1; Ctrl-C one
     ``interrupted:`` line and status 130 (finished blocks are kept: a re-run resumes).
     ``--verbose`` prints the composed config first; progress is ``part i/P`` and ``block done``
-    lines (:mod:`experiments.theory.progress`) and one closing line."""
+    lines (:mod:`experiments.theory.progress`) and one closing line; a block that fails (e.g. a
+    solver error) is one line naming it and the blocks kept, status 1."""
     from experiments.theory.progress import theory_run
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -175,6 +176,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(write_failure_line(err), EXIT_FAULT)
     except Exception as err:
         if type(err).__module__.split(".")[0] not in ("hydra", "omegaconf"):
-            raise
+            if current is None:
+                raise
+            fail(current.failed(err), EXIT_FAULT)
         fail(hydra_error_line(err).replace("`python run.py --cfg job` lists the valid keys",
                                            "`--verbose` prints the preset's keys"))

@@ -71,6 +71,9 @@ _INF = highspy.kHighsInf
 #: model states a restricted LP may end in (the ℓ1 model's μ is bounded, so no unboundedness).
 _SOLVED = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible,
            highspy.HighsModelStatus.kUnboundedOrInfeasible)
+#: statuses solved once more from scratch without presolve (:func:`_run`)
+_RETRIED = (highspy.HighsModelStatus.kUnknown, highspy.HighsModelStatus.kSolveError,
+            highspy.HighsModelStatus.kPresolveError, highspy.HighsModelStatus.kPostsolveError)
 
 
 class LPTimeLimitError(ValueError):
@@ -357,22 +360,22 @@ def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
     """One HiGHS run; its time limit raises :class:`LPTimeLimitError`. An ``Unknown`` status
     (HiGHS can stop so when its presolved problem is infeasible but the simplex does not prove
     it — met on liu2021's |X̂| = 4,096 sweep, where the same model without presolve is proved
-    infeasible — or after a warm restart, by its anti-cycling test) is solved once more from
-    scratch without presolve, with the time left; once the time is used up it counts as the time
-    limit."""
+    infeasible — or after a warm restart, by its anti-cycling test) or a solve, presolve or
+    postsolve error (met on a warm restart of liu2021's m = 10,000 mixture LP) is solved once more
+    from scratch without presolve, with the time left; once the time is used up it counts as the
+    time limit."""
     start = time.perf_counter()
     highs.setOptionValue("time_limit", float(time_limit))
     highs.run()
     status = highs.getModelStatus()
-    if status == highspy.HighsModelStatus.kUnknown:
+    if status in _RETRIED:
         highs.clearSolver()
         highs.setOptionValue("time_limit", max(time_limit - (time.perf_counter() - start), 0.0))
         highs.setOptionValue("presolve", "off")
         highs.run()
         highs.setOptionValue("presolve", "choose")
         status = highs.getModelStatus()
-        if status == highspy.HighsModelStatus.kUnknown and \
-                time.perf_counter() - start >= time_limit:
+        if status in _RETRIED and time.perf_counter() - start >= time_limit:
             raise _time_limit_error(time_limit)
     if status == highspy.HighsModelStatus.kTimeLimit:
         raise _time_limit_error(time_limit)

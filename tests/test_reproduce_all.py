@@ -1,0 +1,33 @@
+"""``reproduce.py all``: every target in order, a table of wall times, and a failing theory block
+reported as one line (status 1) without stopping the targets after it."""
+from __future__ import annotations
+
+from experiments import reproduce_all
+
+
+def test_a_failing_theory_block_is_one_line_and_status_1(monkeypatch, tmp_path, capsys):
+    def failing(name, out, quick):
+        raise RuntimeError("best-mixture LP failed: Solve error")
+    monkeypatch.setattr(reproduce_all, "reproduce_theory", failing)
+    assert reproduce_all.run_theory_target("theory_liu2021", tmp_path, False) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("error: theory_liu2021: best-mixture LP failed: Solve error; its "
+                          f"finished blocks are kept under {tmp_path / 'records'}")
+
+
+def test_every_target_runs_and_the_table_names_each_status(monkeypatch, tmp_path):
+    seen = []
+    monkeypatch.setattr(reproduce_all, "run_release",
+                        lambda name, out, kwargs: seen.append(name) or 0)
+    monkeypatch.setattr(reproduce_all, "run_theory_target",
+                        lambda name, out, quick: seen.append(name) or (1 if "liu" in name else 0))
+    status = reproduce_all.reproduce_all(tmp_path)
+    assert status == 1
+    names = [name for name, _, _ in reproduce_all.targets(tmp_path)]
+    offline = [n for n in names if n not in reproduce_all.ARTEFACTS
+               or not reproduce_all.ARTEFACTS[n].needs_internet]
+    assert seen == offline                       # a failure does not stop the later targets
+    table = (tmp_path / "walltimes.md").read_text()
+    assert "| theory_liu2021 | theory | exit 1 |" in table
+    assert "skipped: needs internet" in table and "Total wall time" in table
