@@ -123,7 +123,10 @@ class CalibrationPlan:
                     + [(PARENT, int(self.sep_offset[k]), separator[k])])
             run = _run_attributes(attrs, [c[2] for c in cols], sizes)
             self.run.append(run)
-            self.loop_order.append(tuple(a for a in attrs if a not in run) + run)
+            # outer attributes of the largest tables slowest: consecutive runs reuse their rows
+            weight = {a: sum(_cells(c[2], sizes) for c in cols if a in c[2]) for a in attrs}
+            outer = sorted((a for a in attrs if a not in run), key=lambda a: -weight[a])
+            self.loop_order.append(tuple(outer) + run)
             columns.append(cols)
         self._layout(columns, separator)
 
@@ -181,7 +184,8 @@ class CalibrationPlan:
         self.xmap, self.opos = flat(xmaps), flat(oposs)
         cells, seps = int(self.col_e[-1]), int(self.sep_offset[-1])
         self.factors, self.logs, self.local = np.empty(cells), np.empty(cells), np.empty(cells)
-        self.copies = np.empty(int(self.col_x[-1]))
+        self.copies, self.sinks = np.empty(int(self.col_x[-1])), np.empty(int(self.col_x[-1]))
+        self.buffer = np.empty(int(self.k_run.max(initial=1)))
         self.shifts = np.empty(int(self.col_sh[-1]))
         self.bound, self.sums = np.empty(seps), np.empty(seps)
         self.scale, self.child_sums = np.empty(seps), np.empty(seps)
@@ -208,8 +212,9 @@ class CalibrationPlan:
         beliefs = []
         for k, attrs in enumerate(self.cliques):
             order = self.loop_order[k]
-            table = self.store[self.k_cell0[k]:self.k_cell0[k + 1]] * (total / self.mass[k])
-            table = table.reshape([self.sizes[a] for a in order])
+            table = np.empty(int(self.k_cell0[k + 1] - self.k_cell0[k]))
+            _fill(k, table, *self._arrays())
+            table = (table * (total / self.mass[k])).reshape([self.sizes[a] for a in order])
             beliefs.append(np.ascontiguousarray(
                 np.transpose(table, [order.index(a) for a in attrs])))
         return beliefs
@@ -221,7 +226,7 @@ class CalibrationPlan:
                 self.col_smap, self.col_x, self.perm, self.pmap, self.smap, self.xmap,
                 self.opos, self.factors, self.logs, self.local, self.copies, self.shifts,
                 self.bound, self.sums, self.scale, self.child_sums, self.store, self.log_mode,
-                self.mass)
+                self.mass, self.sinks, self.buffer)
 
 
 # The kernels take the plan's arrays in the order of ``CalibrationPlan._arrays``. Clique k's
@@ -239,7 +244,7 @@ class CalibrationPlan:
 def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_outer, k_col0,
                k_opos, k_cell0, col_kind, col_src, col_size, col_cls, col_e, col_sh, col_smap,
                col_x, perm, pmap, smap, xmap, opos, factors, logs, local, copies, shifts, bound,
-               sums, scale, child_sums, store, log_mode, mass):  # pragma: no cover
+               sums, scale, child_sums, store, log_mode, mass, sinks, buffer):  # pragma: no cover
     """Upward then downward pass over every clique; the measured cliques' marginals into
     ``out``, every clique's belief weights into ``store``. Returns how many cliques were swept
     in log mode."""
@@ -250,7 +255,7 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
                  col_e, col_sh, col_smap, col_x, perm, pmap, smap, xmap, factors, copies, shifts,
                  bound, sums)
         _up(k, 0, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e, col_x, xmap,
-            opos, factors, logs, local, copies, store)
+            opos, factors, logs, local, copies, store, buffer)
         p = k_col0[k] + k_nin[k]
         s0, s1 = sep_offset[k], sep_offset[k + 1]
         log_mode[k] = False
@@ -264,7 +269,7 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
                         logs, bound, sums)
             for sweep in (1, 2):
                 _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e,
-                    col_x, xmap, opos, factors, logs, local, copies, store)
+                    col_x, xmap, opos, factors, logs, local, copies, store, buffer)
             for i in range(s1 - s0):
                 bound[s0 + perm[col_e[p] + i]] = logs[col_e[p] + i]
                 sums[s0 + perm[col_e[p] + i]] = local[col_e[p] + i]
@@ -276,7 +281,7 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
                         else 1.0 if parent[k] < 0 else 0.0)
         _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0,
               col_kind, col_src, col_size, col_cls, col_e, col_x, perm, xmap, opos, factors,
-              local, copies, scale, child_sums, store, mass)
+              local, copies, scale, child_sums, store, log_mode, mass, sinks, buffer)
     return modes
 
 
@@ -334,10 +339,11 @@ def _log_tables(k, theta, k_nin, k_col0, col_kind, col_src, col_size, col_e, per
 
 @numba.njit(cache=True)
 def _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e, col_x, xmap,
-        opos, factors, logs, local, copies, store):  # pragma: no cover
+        opos, factors, logs, local, copies, store, buffer):  # pragma: no cover
     """Upward sweep of clique k, the parent separator's table in loop order at its column's
-    place. ``sweep`` 0: store = Π factors, local = its sums. Log mode, 1: store = Σ logs, logs =
-    its max (the exact bound); 2: store = exp(store − bound), local = its sums."""
+    place. ``sweep`` 0: local = the sums of Π factors (one run at a time in ``buffer``). Log
+    mode, 1: store = Σ logs, logs = its max (the exact bound); 2: store = exp(store − bound),
+    local = its sums."""
     n, size, c0 = k_nin[k], k_run[k], k_col0[k]
     p = c0 + n
     e, cls = col_e[p], col_cls[p]
@@ -349,7 +355,7 @@ def _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e
     for o in range(k_outer[k]):
         row = k_opos[k] + o * (n + 1)
         cell = k_cell0[k] + o * size
-        weights = store[cell:cell + size]
+        weights = buffer[:size] if sweep == 0 else store[cell:cell + size]
         if sweep == 0:
             _product(n, c0, row, size, col_cls, col_e, col_x, opos, factors, copies, weights)
         elif sweep == 1:
@@ -414,10 +420,10 @@ def _log_sum(n, c0, row, size, col_cls, col_e, col_x, xmap, opos, logs,
 @numba.njit(cache=True)
 def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_kind,
           col_src, col_size, col_cls, col_e, col_x, perm, xmap, opos, factors, local, copies,
-          scale, child_sums, store, mass):  # pragma: no cover
-    """Clique k's belief (store ← store·scale) summed onto its hosted cliques (marginals in
-    counts, into ``out``) and its children's separators (``child_sums``: b_K(S_J), in the
-    root's units)."""
+          scale, child_sums, store, log_mode, mass, sinks, buffer):  # pragma: no cover
+    """Clique k's belief (the product of its factors, or in log mode store, times scale)
+    summed onto its hosted cliques (marginals in counts, into ``out``) and its children's
+    separators (``child_sums``: b_K(S_J), in the root's units)."""
     n, size, c0 = k_nin[k], k_run[k], k_col0[k]
     p = c0 + n
     for i in range(col_size[p]):        # the scale in loop order (copied out along the run)
@@ -427,12 +433,15 @@ def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_ce
             copies[i] = factors[col_e[p] + xmap[i]]
     for c in range(c0, p):
         local[col_e[c]:col_e[c + 1]] = 0.0
-        copies[col_x[c]:col_x[c + 1]] = 0.0
+        sinks[col_x[c]:col_x[c + 1]] = 0.0
     weight = 0.0
     for o in range(k_outer[k]):
         row = k_opos[k] + o * (n + 1)
-        cell = k_cell0[k] + o * size
-        weights = store[cell:cell + size]
+        if log_mode[k]:
+            weights = store[k_cell0[k] + o * size:k_cell0[k] + (o + 1) * size]
+        else:
+            weights = buffer[:size]
+            _product(n, c0, row, size, col_cls, col_e, col_x, opos, factors, copies, weights)
         at = opos[row + n]
         if col_cls[p] == NONE:
             value = factors[col_e[p] + at]
@@ -452,17 +461,41 @@ def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_ce
                 local[col_e[c] + at] += acc
             else:
                 target = (local[col_e[c] + at:col_e[c] + at + size] if col_cls[c] == ALL
-                          else copies[col_x[c] + at:col_x[c] + at + size])
+                          else sinks[col_x[c] + at:col_x[c] + at + size])
                 for j in range(size):
                     target[j] += weights[j]
     mass[k] = weight
     for c in range(c0, p):
         src, e = col_src[c], col_e[c]
         for i in range(col_x[c], col_x[c + 1]):
-            local[e + xmap[i]] += copies[i]
+            local[e + xmap[i]] += sinks[i]
         if col_kind[c] == HOSTED:
             for i in range(col_size[c]):
                 out[src + perm[e + i]] = local[e + i] * (total / weight)
         else:
             for i in range(col_size[c]):
                 child_sums[src + perm[e + i]] = local[e + i]
+
+
+@numba.njit(cache=True)
+def _fill(k, table, preorder, parent, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos,
+          k_cell0, col_kind, col_src, col_size, col_cls, col_e, col_sh, col_smap, col_x, perm,
+          pmap, smap, xmap, opos, factors, logs, local, copies, shifts, bound, sums, scale,
+          child_sums, store, log_mode, mass, sinks, buffer):  # pragma: no cover
+    """Clique k's belief weights on every cell (its loop order) after a calibration, whose
+    factors, scales and log-mode weights the buffers still hold."""
+    n, size, c0 = k_nin[k], k_run[k], k_col0[k]
+    p = c0 + n
+    for o in range(k_outer[k]):
+        weights = table[o * size:(o + 1) * size]
+        if log_mode[k]:
+            weights[:] = store[k_cell0[k] + o * size:k_cell0[k] + (o + 1) * size]
+            continue
+        row = k_opos[k] + o * (n + 1)
+        _product(n, c0, row, size, col_cls, col_e, col_x, opos, factors, copies, weights)
+        at = opos[row + n]
+        scaled = (factors[col_e[p] + at:col_e[p] + at + 1] if col_cls[p] == NONE else
+                  factors[col_e[p] + at:col_e[p] + at + size] if col_cls[p] == ALL else
+                  copies[col_x[p] + at:col_x[p] + at + size])
+        for j in range(size):
+            weights[j] *= scaled[0 if col_cls[p] == NONE else j]

@@ -18,14 +18,9 @@ import networkx as nx
 import numpy as np
 from mbi import junction_tree
 
-from pubpriv_core.algorithms import pgm_calibrate, pgm_descent
+from pubpriv_core.algorithms import pgm_calibrate, pgm_descent, pgm_joint
 
 Clique = tuple[str, ...]
-
-
-# numpy's greedy contraction path with no cap on intermediates: its default cap (the largest
-# operand) makes it fall back to one loop over every index of the subtree, 10³–10⁵× slower.
-PAIRWISE = ("greedy", 2 ** 40)
 
 
 class _Scope:
@@ -133,6 +128,14 @@ class TreeModel:
         self.beliefs = self.junction.plan.beliefs(theta.astype(float), self.total)
         self._conditionals: dict[tuple[int, int], np.ndarray] = {}
 
+    def joint(self) -> pgm_joint.JointModel:
+        """The same distribution on the joint table: log table Σ_C θ_C."""
+        attributes = tuple(self.domain.attributes)
+        log_table = np.zeros(self.domain.shape)
+        for clique, table in self.potentials.items():
+            log_table = log_table + self.junction.scope.expand(clique, table, attributes)
+        return pgm_joint.JointModel(self.domain, self.cliques, log_table, self.total)
+
     def marginal(self, clique) -> np.ndarray:
         """The model's counts on ``clique`` (axes in ``clique``'s order): a sum of the belief
         of the smallest junction-tree clique containing it, or else exact elimination on the
@@ -149,12 +152,15 @@ class TreeModel:
         """Counts on ``query`` from the subtree left when leaves adding no query attribute
         beyond their separator are pruned: there p = Π_K b_K / Π_S b_S, written as each
         component root's belief times every other clique's conditional b_K / b_S, and summed
-        over the other attributes by ``numpy.einsum`` (variable elimination in the order its
-        greedy path search picks). Beliefs are counts here: a cell whose count underflows
-        carries no mass, and a conditional 0/0 is taken as 0."""
+        over the other attributes by variable elimination from the leaves: each clique sends
+        its parent the product of its table and its children's messages summed onto the
+        separator and the query attributes (one ``numpy.einsum`` per clique, no path search).
+        Beliefs are counts here: a cell whose count underflows carries no mass, and a
+        conditional 0/0 is taken as 0."""
         scope, neighbours = self.junction.scope, self._pruned(query)
-        operands, seen = [], set()
-        for root in neighbours:
+        cliques, position = self.junction.cliques, scope.position
+        factors, seen = [], set()
+        for root in sorted(neighbours):
             if root in seen:
                 continue
             order, parent = [root], {root: -1}
@@ -163,12 +169,24 @@ class TreeModel:
                     parent[j] = k
                     order.append(j)
             seen.update(order)
-            for k in order:
+            messages: dict[int, list] = {k: [] for k in order}
+            for k in reversed(order):
                 table = (self.beliefs[k] / self.total if parent[k] < 0
                          else self._conditional(k, parent[k]))
-                operands += [table, [scope.position[a] for a in self.junction.cliques[k]]]
+                operands, held = [table, [position[a] for a in cliques[k]]], set(cliques[k])
+                for attrs, message in messages.pop(k):
+                    operands += [message, [position[a] for a in attrs]]
+                    held |= set(attrs)
+                towards = set(cliques[parent[k]]) if parent[k] >= 0 else set()
+                kept = scope.canonical(held & (query | towards))
+                message = np.einsum(*operands, [position[a] for a in kept])
+                if parent[k] >= 0:
+                    messages[parent[k]].append((kept, message))
+                else:
+                    factors.append((kept, message))
+        operands = [x for attrs, table in factors for x in (table, [position[a] for a in attrs])]
         attrs = scope.canonical(query)
-        table = np.einsum(*operands, [scope.position[a] for a in attrs], optimize=PAIRWISE)
+        table = np.einsum(*operands, [position[a] for a in attrs])
         return attrs, table * (self.total / table.sum())
 
     def _conditional(self, k: int, p: int) -> np.ndarray:
