@@ -94,8 +94,8 @@ def check_estimator(name: str) -> None:
 
 def resolve_estimator(domain: mbi.Domain, name: str, cliques=None) -> str:
     """``auto``: ``tree`` above :data:`FULL_TABLE_CELLS` cells; below, ``full_table`` unless
-    ``cliques`` (the measured cliques of the fit) are given and their junction tree has at
-    most as many cells as the joint table (JT-SIZE, :mod:`~pubpriv_core.algorithms.junction_size`):
+    ``cliques`` (the measured cliques of the fit) are given and their junction tree has fewer
+    cells than the joint table (JT-SIZE, :mod:`~pubpriv_core.algorithms.junction_size`):
     then a step costs less on the tree (≈ 10 ns per junction-tree cell against ≈ 15–30 ns per
     joint-table cell on NIST reduced). Any other name as given."""
     check_estimator(name)
@@ -104,7 +104,7 @@ def resolve_estimator(domain: mbi.Domain, name: str, cliques=None) -> str:
     if domain.size() > FULL_TABLE_CELLS:
         return "tree"
     if cliques is not None and junction_size.model_size_mb(domain, cliques) * 2 ** 20 / 8 \
-            <= domain.size():
+            < domain.size():
         return "tree"
     return "full_table"
 
