@@ -23,9 +23,10 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from experiments.console import EXIT_FAULT, fail, write_failure
+from experiments.progress import sweep_job_line
 from experiments.release.checks import ConfigError
 from experiments.release.cli import main, to_plain
-from experiments.release.query_release import run_config
+from experiments.release.query_release import PrivacyAccountingError, run_config
 from experiments.release.store import RUNTIME_KEYS
 from pubpriv_core.data.paths import DataUnavailableError
 
@@ -38,6 +39,8 @@ def app(cfg: DictConfig) -> float:
     plain = to_plain(cfg)
     try:
         records = run_config(plain)
+    except PrivacyAccountingError as err:  # a release that does not fit its budget: a fault
+        fail(str(err), EXIT_FAULT)
     except (ConfigError, DataUnavailableError, ValueError) as err:  # project errors: one line
         fail(str(err))
     except OSError as err:                 # disk full, read-only, permissions: one line
@@ -47,6 +50,9 @@ def app(cfg: DictConfig) -> float:
     log.info("%s on %s (public=%s), eps=%g, T=%d%s: max_error %.4f (mean of %d runs) -> %s",
              plain["algo"]["name"], plain["dataset"]["name"], plain["public"]["kind"],
              plain["eps"], plain["T"], job_keys(), mean, len(errors), plain["results_dir"])
+    line = sweep_job_line(HydraConfig.get().job.get("num"))
+    if line:
+        log.info(line)
     return mean
 
 

@@ -4,7 +4,10 @@ line and status 1, Ctrl-C status 130."""
 from __future__ import annotations
 
 import argparse
+import errno
+import signal
 import sys
+from contextlib import contextmanager
 from typing import Callable, Sequence
 
 from hydra.errors import MissingConfigException
@@ -14,6 +17,8 @@ from pubpriv_core.data.paths import DataUnavailableError
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1           # the machine failed (disk full, read-only, permissions)
 EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT
+#: OS errors that are the machine's fault (status 1), not the path's (status 2).
+FAULT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM})
 
 
 class UserError(ValueError):
@@ -45,6 +50,19 @@ def fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     sys.exit(status)
 
 
+def os_error_status(err: OSError) -> int:
+    """Status of an OS error met while checking input: 1 (fault) for a full disk, an I/O error
+    or no memory; 2 (bad input) for the rest (a name too long, a file where a folder is expected,
+    a missing path, no permission)."""
+    return EXIT_FAULT if err.errno in FAULT_ERRNOS else EXIT_BAD_INPUT
+
+
+def os_error_line(err: OSError) -> str:
+    """One line for an OS error met while checking input."""
+    where = f" {err.filename}" if err.filename else ""
+    return f"cannot use{where}: {err.strerror or err}; pass another path"
+
+
 def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
     """One line for a failed write (full disk, read-only mount, permissions)."""
     where = err.filename or ", ".join(results_dirs) or "the results folder"
@@ -53,13 +71,50 @@ def write_failure(err: OSError, results_dirs: Sequence[str]) -> str:
             "the same command to resume")
 
 
-def run_or_fail(fn: Callable, *args) -> None:
-    """Call a script's library function; a missing data file or a bad value is one ``error:``
-    line and status 2 instead of a traceback."""
+def ignore_interrupts() -> None:
+    """joblib worker initializer: Ctrl-C reaches the whole process group, and the parent alone
+    answers it (one line, status 130; joblib then stops the workers), so a worker ignores it
+    instead of printing its own traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def quiet_workers():
+    """joblib's process workers started inside the block ignore Ctrl-C (:func:`ignore_interrupts`)."""
+    from joblib import parallel_config
+
+    with parallel_config(backend="loky", initializer=ignore_interrupts):
+        yield
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the scripts' error rule: a bad argument is one ``error:`` line naming the
+    fix (``--help``) and status 2, without argparse's usage block."""
+
+    def error(self, message: str):
+        fail(f"{message}; `{self.prog} --help` lists the arguments")
+
+
+def run_or_fail(fn: Callable, *args):
+    """Call a script's library function and return its result; a missing data file or a bad
+    value is one ``error:`` line and status 2, a failed write one line and status 1, Ctrl-C one
+    line and status 130 — never a traceback."""
     try:
-        fn(*args)
+        return fn(*args)
     except (DataUnavailableError, ValueError) as err:
         fail(str(err))
+    except OSError as err:
+        fail(write_failure_line(err), EXIT_FAULT)
+    except KeyboardInterrupt:
+        fail("interrupted; what was written before is complete, re-run to finish",
+             EXIT_INTERRUPTED)
+
+
+def write_failure_line(err: OSError) -> str:
+    """One line for a script's failed read or write (no records involved)."""
+    where = f" {err.filename}" if err.filename else ""
+    return f"cannot write{where}: {err.strerror or err}; free space, fix permissions or pass " \
+           "another output path"
 
 
 def positive_ints(text: str) -> list[int]:
@@ -82,6 +137,18 @@ def positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """-1 (all cores, joblib's convention) or a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"expected -1 (all cores) or a positive integer, got "
+                                         f"{text!r}")
     return value
 
 

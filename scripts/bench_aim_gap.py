@@ -9,16 +9,14 @@ in ``--out`` are not run again.
 """
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from experiments.console import positive_float, run_or_fail
+from experiments.console import ArgumentParser, positive_float, run_or_fail
+from experiments.outputs import file_arg
 from experiments.release.bench.aim_gap import run_gap
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="JSON lines, one per seed")
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=file_arg, required=True, help="JSON lines, one per seed")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(20)))
     parser.add_argument("--eps", type=positive_float, default=1.0)
     parser.add_argument("--delta", type=positive_float, default=1e-9)

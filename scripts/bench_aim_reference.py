@@ -14,20 +14,20 @@ needed): the reference orders its candidates by set iteration.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
-from experiments.console import positive_float, run_or_fail
+from experiments.console import ArgumentParser, positive_float, run_or_fail
+from experiments.outputs import file_arg
 from experiments.release.bench.aim_reference import ESTIMATORS, run_reference
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference-dir", type=Path, required=True,
                         help="a Private-PGM checkout's mechanisms folder")
-    parser.add_argument("--out", type=Path, required=True, help="JSON lines, one per seed")
+    parser.add_argument("--out", type=file_arg, required=True, help="JSON lines, one per seed")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(20)))
     parser.add_argument("--estimator", choices=ESTIMATORS, default="joint")
     parser.add_argument("--ours", type=Path, help="bench_aim_gap.py JSON lines to compare with")

@@ -7,14 +7,12 @@ The setting and what is printed are described in :mod:`experiments.release.bench
 """
 from __future__ import annotations
 
-import argparse
-
-from experiments.console import positive_float, positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_float, positive_int, run_or_fail
 from experiments.release.bench.dualquery import run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eps", type=positive_float, default=1.0)
     parser.add_argument("--eta", type=positive_float, default=2.0)
     parser.add_argument("--samples", type=positive_int, default=200)

@@ -16,10 +16,9 @@ the run-by-run comparison of selections and errors.
 """
 from __future__ import annotations
 
-import argparse
 import json
 
-from experiments.console import positive_float, positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_float, positive_int, run_or_fail
 from experiments.release.bench.pgm import PROBLEMS, VARIANTS, run_benchmark
 from pubpriv_core.algorithms.pgm import ESTIMATORS
 
@@ -50,7 +49,7 @@ def run_grid_benchmark(grid: str, runs: int | None, only: list[str], against: st
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="nist", choices=list(PROBLEMS),
                         help="nist: MA-2019 reduced; adult: sota_adult at public.delta=0")
     parser.add_argument("--runs", type=positive_int, default=None,

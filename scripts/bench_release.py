@@ -7,14 +7,12 @@ The setting and what is printed are described in :mod:`experiments.release.bench
 """
 from __future__ import annotations
 
-import argparse
-
-from experiments.console import positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_int, run_or_fail
 from experiments.release.bench.release import run_benchmark
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=positive_int, default=5)
     parser.add_argument("--T", type=positive_int, default=100)
     args = parser.parse_args(argv)

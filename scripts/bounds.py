@@ -21,13 +21,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments.theory.bound_figures import plot_papers, print_list, print_statement, print_value
+from experiments.console import ArgumentParser, fail
+from experiments.outputs import folder_arg
+from experiments.theory.bound_figures import (BoundInputError, plot_papers, print_list,
+                                              print_statement, print_value)
 from pubpriv_core.bounds.curves import PAPERS
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("eval", help="evaluate one bound: eval ID name=value ...")
     p.add_argument("id")
@@ -40,11 +43,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("id")
     p.set_defaults(run=lambda a: print_statement(a.id))
     p = sub.add_parser("plot", help="draw per-paper figures (PNG) and their data (CSV)")
-    p.add_argument("--out", default="results/bounds", help="output folder")
-    p.add_argument("--paper", action="append", help=f"one of {', '.join(PAPERS)} (repeatable)")
+    p.add_argument("--out", type=folder_arg, default="results/bounds", help="output folder")
+    p.add_argument("--paper", action="append", choices=list(PAPERS), help="repeatable")
     p.set_defaults(run=lambda a: plot_papers(a.out, a.paper))
     args = parser.parse_args(argv)
-    args.run(args)
+    try:
+        args.run(args)
+    except BoundInputError as err:   # bad input: one line, status 2 (as argparse's own errors)
+        fail(str(err))
 
 
 if __name__ == "__main__":

@@ -8,21 +8,21 @@ The columns, and how damaged record files are reported, are described in
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from experiments.console import ArgumentParser, run_or_fail
 from experiments.release.collect import write_csv
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results_dirs", nargs="+", metavar="RESULTS_DIR",
                         help="the runner's results_dir (several are merged)")
     parser.add_argument("-o", "--output", required=True, help="CSV file to write")
     parser.add_argument("--strict", action="store_true",
                         help="fail (exit 1, nothing written) if any record file is damaged")
     args = parser.parse_args(argv)
-    return write_csv(args.results_dirs, args.output, args.strict)
+    return run_or_fail(write_csv, args.results_dirs, args.output, args.strict)
 
 
 if __name__ == "__main__":

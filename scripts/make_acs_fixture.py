@@ -8,17 +8,16 @@ The files and their (random, valid, NOT census) rows are described in
 """
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
+from experiments.console import ArgumentParser, positive_int
+from experiments.outputs import folder_arg
 from experiments.release.acs_fixture import write_fixtures
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True,
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=folder_arg, required=True,
                         help="data root to write acs/<year>/1-Year/<file> under")
-    parser.add_argument("--rows", type=int, default=300)
+    parser.add_argument("--rows", type=positive_int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     for path in write_fixtures(args.out, args.rows, args.seed):

@@ -7,22 +7,23 @@ The lines and legend are described in :mod:`experiments.release.error_plot`.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from experiments.console import ArgumentParser, run_or_fail
+from experiments.outputs import image_arg
 from experiments.release.error_plot import plot_csv
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", help="a CSV written by scripts/collect.py")
-    parser.add_argument("-o", "--output", required=True, help="image file (.png, .pdf, .svg)")
+    parser.add_argument("-o", "--output", type=image_arg, required=True, help="image file (.png, .pdf, .svg)")
     parser.add_argument("--metric", default="max_error")
     parser.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
                         help="keep only rows with this value (repeatable)")
     parser.add_argument("--title")
     args = parser.parse_args(argv)
-    return plot_csv(args.csv, args.output, args.metric, args.where, args.title)
+    return run_or_fail(plot_csv, args.csv, args.output, args.metric, args.where, args.title)
 
 
 if __name__ == "__main__":

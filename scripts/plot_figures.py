@@ -7,20 +7,20 @@ The layout is described in :mod:`experiments.release.figures`.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from experiments.console import ArgumentParser, run_or_fail
 from experiments.release.figures import redraw
 from experiments.release.tuning import METHODS
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", help="an artefact folder with runs.csv")
     parser.add_argument("--title", default="")
     parser.add_argument("--tuning", default="paper", choices=METHODS)
     args = parser.parse_args(argv)
-    return redraw(args.folder, args.title, args.tuning)
+    return run_or_fail(redraw, args.folder, args.title, args.tuning)
 
 
 if __name__ == "__main__":

@@ -9,17 +9,17 @@ move. The sample and the record are described in :mod:`experiments.release.bench
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-from experiments.console import fail
+from experiments.console import ArgumentParser, fail
+from experiments.outputs import file_arg
 from experiments.release.bench.replay import run_replay
 from pubpriv_core.data.paths import DataUnavailableError
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("output", help="JSON file to write the record to")
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", type=file_arg, help="JSON file to write the record to")
     parser.add_argument("--against", help="an earlier record to compare with")
     args = parser.parse_args(argv)
     try:

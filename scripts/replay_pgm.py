@@ -15,11 +15,10 @@ floating-point order. With ``--against`` the exit status is 1 when any run selec
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from experiments.console import fail
+from experiments.console import ArgumentParser, fail
 from pubpriv_core.data.paths import DataUnavailableError
 
 SAMPLE_SEED = 2027
@@ -48,7 +47,7 @@ def sample_cells(per_group: int, skip: list[str]):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output", help="JSON file to write the record to")
     parser.add_argument("--checkout", default=".", help="the code to run (a checkout)")
     parser.add_argument("--perturb", action="store_true",

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A single-node Slurm cluster on this Debian machine, for testing the Slurm launcher end to end.
 #
-#   bash scripts/slurm_local.sh up      # install (if missing) and start munge, slurmctld, slurmd
+#   bash scripts/slurm_local.sh up      # install (if missing) and start munge, slurmctld, slurmd;
+#                                       # prints the exports clients need, with
+#                                       # PUBPRIV_SLURM_STARTED=1 when it started the cluster and
+#                                       # 0 when one was already running in $PUBPRIV_SLURM_DIR
 #   bash scripts/slurm_local.sh down    # stop them and remove the cluster's folder
 #   bash scripts/slurm_local.sh env     # print the export line clients need (SLURM_CONF=...)
 #
@@ -78,7 +81,7 @@ up() {
   [ "$(id -u)" = 0 ] || die "needs root (munged, slurmd)"
   install_packages
   if [ -f "$DIR/slurmctld.pid" ] && kill -0 "$(cat "$DIR/slurmctld.pid")" 2>/dev/null; then
-    echo "export SLURM_CONF=$CONF"; return 0
+    echo "export SLURM_CONF=$CONF PUBPRIV_SLURM_STARTED=0"; return 0   # someone else's: reuse
   fi
   mkdir -p "$DIR"
   start_munge
@@ -88,7 +91,7 @@ up() {
   slurmd -f "$CONF" || die "slurmd did not start (see $DIR/log/slurmd.log)"
   for _ in $(seq 100); do
     if sinfo -h -N -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
-      echo "export SLURM_CONF=$CONF"; return 0
+      echo "export SLURM_CONF=$CONF PUBPRIV_SLURM_STARTED=1"; return 0
     fi
     sleep 0.2
   done

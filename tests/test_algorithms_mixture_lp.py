@@ -12,6 +12,7 @@ from pubpriv_core.algorithms import ReleaseProblem, mixture_lp, run_algorithm
 from pubpriv_core.algorithms.best_mixture import (_split, best_mixture_exact, best_mixture_lp,
                                                   best_mixture_mw, present_incidence)
 from pubpriv_core.algorithms.mixture_descent import penalty_descent, project_simplex
+from pubpriv_core.algorithms.mixture_operator import SupportIncidence
 from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, constraint_generation,
                                                 plain_lp)
 from pubpriv_core.data.domain import Dataset, Domain
@@ -142,6 +143,116 @@ def test_time_limit_is_reported_as_its_own_error():
     with pytest.raises(LPTimeLimitError, match="not solved within"):
         constraint_generation(present_incidence(p.public_answerer), p.true_answers[present],
                               floor, p.public_weights, 1e-9)
+
+
+def test_a_time_limit_returns_the_certified_interval(monkeypatch):
+    p = problem(14, 400, size=None)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
+    exact = constraint_generation(matrix, target, floor, p.public_weights, 60.0)
+    assert exact.certified and exact.value - exact.lower <= TOL
+    with pytest.raises(ValueError, match="on_time_limit"):
+        constraint_generation(matrix, target, floor, p.public_weights, 60.0, on_time_limit="x")
+    # stopped after k restricted LPs: lower = τ ≤ f ≤ value = max error of the returned μ
+    rounds = []
+    solve = mixture_lp._NearestModel.solve
+    def limited(self, level, time_limit):
+        rounds.append(level)
+        if len(rounds) > stop:
+            raise mixture_lp._time_limit_error(1.0)
+        return solve(self, level, time_limit)
+    monkeypatch.setattr(mixture_lp._NearestModel, "solve", limited)
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)
+    for stop in (0, 1, 3):
+        rounds.clear()
+        part = constraint_generation(matrix, target, floor, p.public_weights, 60.0,
+                                     on_time_limit="interval")
+        assert not part.certified
+        assert floor <= part.lower <= exact.value + TOL <= part.value + 2 * TOL
+        assert part.value == pytest.approx(max(np.abs(matrix @ part.weights - target).max(),
+                                               floor), abs=1e-12)
+    assert part.value < max(np.abs(matrix @ p.public_weights - target).max(), floor)
+
+
+def test_progress_reports_a_tightening_interval(monkeypatch):
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)
+    p = problem(14, 400, size=None)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
+    seen = []
+    solution = constraint_generation(matrix, target, floor, p.public_weights, 60.0,
+                                     progress=seen.append)
+    assert len(seen) == solution.rounds + 1
+    lowers, uppers = [i.lower for i in seen], [i.value for i in seen]
+    assert lowers == sorted(lowers) and uppers == sorted(uppers, reverse=True)
+    assert seen[-1].certified and seen[-1].value == solution.value
+
+
+class _StatusSequence:
+    """A stand-in HiGHS model whose runs end in the given statuses, one per run."""
+
+    def __init__(self, *statuses):
+        self.statuses, self.cleared, self.limits, self.presolve = list(statuses), 0, [], []
+
+    def setOptionValue(self, name, value):
+        if name == "time_limit":
+            self.limits.append(value)
+        if name == "presolve":
+            self.presolve.append(value)
+
+    def run(self):
+        self.status = self.statuses.pop(0)
+
+    def getModelStatus(self):
+        return self.status
+
+    def clearSolver(self):
+        self.cleared += 1
+
+    def modelStatusToString(self, status):
+        return str(status)
+
+
+def test_an_unknown_status_is_solved_again_from_scratch():
+    import highspy
+    status = highspy.HighsModelStatus
+    model = _StatusSequence(status.kUnknown, status.kOptimal)
+    assert mixture_lp._run(model, 10.0) == status.kOptimal and model.cleared == 1
+    assert 0 < model.limits[1] <= 10.0 and model.presolve == ["off", "choose"]
+    # an infeasible model that HiGHS left Unknown is reported infeasible by the second run
+    infeasible = _StatusSequence(status.kUnknown, status.kInfeasible)
+    assert mixture_lp._run(infeasible, 10.0) == status.kInfeasible
+    with pytest.raises(RuntimeError, match="LP failed"):
+        mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 10.0)
+    with pytest.raises(LPTimeLimitError):
+        mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 0.0)
+
+
+def test_the_engine_operator_gives_the_matrix_solution(monkeypatch):
+    p = problem(15, 300)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    matrix, target = present_incidence(p.public_answerer), p.true_answers[present]
+    operator = SupportIncidence(p.public_answerer)
+    rng = np.random.default_rng(0)
+    mu, g = rng.random(matrix.shape[1]), rng.standard_normal(matrix.shape[0])
+    np.testing.assert_allclose(operator @ mu, matrix @ mu, rtol=1e-12)
+    np.testing.assert_allclose(operator.T @ g, matrix.T @ g, rtol=1e-12, atol=1e-12)
+    cells = np.array([0, 5, matrix.shape[0] - 1])
+    assert (operator[cells] != matrix[cells]).nnz == 0
+    a = constraint_generation(matrix, target, floor, p.public_weights, 60.0)
+    b = constraint_generation(operator, target, floor, p.public_weights, 60.0)
+    assert b.certified and b.value == pytest.approx(a.value, abs=1e-9)
+    # a tight non-zero budget per round: more rounds, the same certified value
+    sizes = matrix.getnnz(axis=1)
+    cells = np.arange(matrix.shape[0])
+    excess = np.linspace(0.0, 1.0, cells.size)
+    kept = mixture_lp._within_nonzeros(cells, excess, sizes, int(sizes[-3:].sum()))
+    assert np.array_equal(kept, cells[-3:])
+    assert mixture_lp._within_nonzeros(cells, excess, sizes, 0).size == 1
+    monkeypatch.setattr(mixture_lp, "OPERATOR_JOIN_NONZEROS", 3 * int(sizes.max()))
+    monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)
+    c = constraint_generation(operator, target, floor, p.public_weights, 60.0)
+    assert c.certified and c.value == pytest.approx(a.value, abs=1e-9)
 
 
 def test_a_stalled_warm_restart_is_solved_afresh(monkeypatch):

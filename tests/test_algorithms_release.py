@@ -190,11 +190,25 @@ def test_mwem_answers_are_those_of_its_histogram(biased_problem):
 
 
 def test_lp_time_limit_falls_back_to_the_mw_estimate(biased_problem):
-    with pytest.raises(ValueError, match="time_limit"):
-        run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
-                      method="lp", lp_time_limit=0.0)
+    exact = run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
+                          method="lp")
+    f = exact.trace["lp_value"]
+    assert exact.trace["mixture_certified"] and exact.trace["mixture_upper"] == f
+    assert exact.trace["mixture_lower"] == pytest.approx(f, abs=1e-9)
+    alone = run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
+                          method="lp", lp_time_limit=1e-9)
+    assert np.isnan(alone.trace["lp_value"]) and not alone.trace["mixture_certified"]
+    # the interval held at the limit: the absent-cell floor and the anchor's max error
+    assert alone.trace["mixture_lower"] <= f <= alone.trace["mixture_upper"]
+    assert alone.trace["mixture_upper"] == pytest.approx(
+        alone.errors(biased_problem.true_answers)["max_error"])
     release = run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
-                            method="both", lp_time_limit=0.0)
+                            method="both", lp_time_limit=1e-9)
     assert np.isnan(release.trace["lp_value"])
+    assert release.trace["mixture_upper"] == min(release.trace["mw_value"],
+                                                 alone.trace["mixture_upper"])
     assert release.errors(biased_problem.true_answers)["max_error"] == \
-        pytest.approx(release.trace["mw_value"])
+        pytest.approx(release.trace["mixture_upper"])
+    mw = run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
+                       method="mw")
+    assert mw.trace["mixture_upper"] == mw.trace["mw_value"] >= f >= mw.trace["mixture_lower"]

@@ -57,12 +57,20 @@ def test_cli_eval_prints_value_and_details(cli, capsys):
     assert "1.74497e+07" in capsys.readouterr().out
 
 
-def test_cli_errors_are_one_line(cli):
+@pytest.mark.parametrize("argv, words", [
+    (["eval", "beimel2014.thm7.2", "d=8", "alpha=0.1"], "missing parameter(s) beta, eps"),
+    (["eval", "nope.thm1"], "unknown bound id"),
+    (["show", "foo.bar"], "unknown bound id"),
+    (["eval", "beimel2014.thm7.2", "d"], "bad parameter 'd'"),
+    (["plot", "--paper", "nope"], "argument --paper: invalid choice: 'nope'"),
+    (["plot", "--out", "/proc/no/such"], "argument --out: /proc/no/such cannot be written"),
+])
+def test_cli_errors_are_one_line(cli, capsys, argv, words):
     with pytest.raises(SystemExit) as err:
-        cli.main(["eval", "beimel2014.thm7.2", "d=8", "alpha=0.1"])
-    assert "missing parameter(s) beta, eps" in str(err.value) and "\n" not in str(err.value)
-    with pytest.raises(SystemExit, match="unknown bound id"):
-        cli.main(["eval", "nope.thm1"])
+        cli.main(argv)
+    stderr = capsys.readouterr().err
+    assert err.value.code == 2 and stderr.startswith("error: ") and stderr.count("\n") == 1
+    assert words in stderr, stderr
 
 
 def test_parse_value():

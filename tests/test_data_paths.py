@@ -79,3 +79,24 @@ def test_registry_checksums_match_shared_data():
         digest = hashlib.md5((SHARED / entry.relpath).read_bytes()).hexdigest()
         assert digest == entry.md5, name
         assert entry.url.startswith("https://")
+
+
+def test_failed_download_leaves_no_folder_behind(tmp_path, monkeypatch):
+    """A wrong data root (``data_root=/nonexistent dataset=adult``) is reported, and the folders
+    the download attempt created are removed again; an existing root keeps its own folders."""
+    _register(monkeypatch, b"a,b\n1,2\n")
+    paths.set_data_root(tmp_path / "nonexistent")
+    try:
+        with pytest.raises(DataUnavailableError, match="toy/toy.csv is missing"):
+            paths.fetch("toy")
+    finally:
+        paths.set_data_root(None)
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "kept" / "toy").mkdir(parents=True)
+    paths.set_data_root(tmp_path / "kept")
+    try:
+        with pytest.raises(DataUnavailableError):
+            paths.fetch("toy")
+    finally:
+        paths.set_data_root(None)
+    assert (tmp_path / "kept" / "toy").is_dir()

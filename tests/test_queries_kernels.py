@@ -148,6 +148,33 @@ def test_blocked_id_table_answers_and_changes_are_the_bincounts(seed, width, mon
         assert not answerer._scratch.any()
 
 
+@pytest.mark.parametrize("sizes, narrow", [((40, 40, 40, 3), np.uint16),
+                                           ((50, 50, 30, 2), np.int32)])
+def test_id_blocks_are_16_bit_offsets_when_each_marginal_fits(sizes, narrow):
+    """Blocks end before they span more than 2^16 query ids, so each block's ids are 16-bit
+    offsets from its first (64,000 cells per marginal: one marginal a block); a marginal of
+    75,000 cells keeps 32-bit offsets. Answers and added changes stay the row-ordered bincounts
+    bitwise."""
+    rng = np.random.default_rng(sum(sizes))
+    domain = Domain(["a", "b", "c", "d"], list(sizes))
+    workload = MarginalWorkload.random(domain, 3)
+    records = np.column_stack([rng.integers(0, s, 600) for s in sizes])
+    weights = rng.random(len(records))
+    answerer = SupportAnswerer(workload, records)
+    assert answerer._ids.dtype == narrow
+    spans = answerer._id_spans
+    assert (spans[:, 1] - spans[:, 0] <= 2 ** 16).all() or narrow == np.int32
+    np.testing.assert_array_equal(answerer.answer(weights),
+                                  cell_table_answers(workload, records, weights))
+    rows = np.sort(rng.choice(len(records), size=50, replace=False))
+    values = rng.normal(size=rows.size)
+    y = rng.random(answerer.num_queries)
+    ids = answerer.cell_ids(rows)
+    expected = y + np.bincount(ids.ravel(), np.repeat(values, ids.shape[1]), minlength=y.size)
+    answerer.add_changes(y, rows, values)
+    np.testing.assert_array_equal(y, expected)
+
+
 def test_answer_records_sums_in_blocks_of_rows():
     """Large inputs are summed in blocks of 65,536 rows, block sums added in order."""
     rng = np.random.default_rng(3)

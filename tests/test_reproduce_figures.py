@@ -156,3 +156,14 @@ def test_runs_label_says_when_a_cut_grid_has_fewer_runs_at_some_points():
     test = pd.DataFrame(rows + [("best_mixture", "c", 0)], columns=["algo", "config_hash", "run"])
     assert figures.runs_label(test) == "3–5 runs per point"
     assert figures.runs_label(test[test["algo"] != "jam_pgm"]) == "5 runs"
+
+
+def test_runs_label_counts_runs_in_words():
+    """The caption reads "over 1 run" for a --quick figure, "over 5 runs" for a full one."""
+    def table(runs_per_config):
+        rows = [{"algo": "pmwpub", "config_hash": f"h{i}", "run": r}
+                for i, runs in enumerate(runs_per_config) for r in range(runs)]
+        return pd.DataFrame(rows + [{"algo": "best_mixture", "config_hash": "m", "run": 0}])
+    assert figures.runs_label(table([1, 1])) == "1 run"
+    assert figures.runs_label(table([5, 5])) == "5 runs"
+    assert figures.runs_label(table([3, 5])) == "3–5 runs per point"

@@ -1,6 +1,8 @@
 """One-command artefacts end to end on small inputs: the ACS presets on PUMS files in
 folktables' layout (random valid records, written here; no internet), and Table 1's output."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -103,3 +105,41 @@ def test_reproduce_faults_are_one_line(fault, status, words, tmp_path, monkeypat
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(words)
     assert not (tmp_path / "out").exists()
+
+
+def test_no_run_on_damaged_summary_and_non_finite_records(acs_root, tmp_path, capsys):
+    """--no-run: a damaged summary.md is a warning (its provenance is not carried over); records
+    whose errors are NaN are refused in one line and nothing in the output folder changes."""
+    out = _run("fig3_fraction", acs_root, tmp_path, "--tuning", "best_average")
+    (out / "summary.md").write_text("# edited by hand\n")
+    capsys.readouterr()
+    _run("fig3_fraction", acs_root, tmp_path, "--tuning", "best_average", "--no-run")
+    err = capsys.readouterr().err
+    assert "summary.md has no provenance lines" in err and "Traceback" not in err
+    for path in (tmp_path / "runs" / "records").glob("*/*.json"):
+        record = json.loads(path.read_text())
+        record.update(max_error=float("nan"), mean_error=float("nan"))
+        path.write_text(json.dumps(record))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    argv = ["fig3_fraction", "--quick", "--no-run", "--tuning", "best_average",
+            "--data-root", str(acs_root), "--results-dir", str(tmp_path / "runs"),
+            "--out", str(out), "--set", "dataset.download=false", "--set", "workload.size=2",
+            "--set", "eps=1.0", "--set", "T=2"]
+    assert reproduce_main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err and "non-finite errors" in err, err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_outputs_are_written_all_or_none(tmp_path, monkeypatch):
+    """A failure while making the outputs (here the figure) leaves the output folder as it was."""
+    from experiments.release.catalogue import ARTEFACTS
+
+    def broken(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(reproduce, "build", broken)
+    table = pd.DataFrame({"algo": ["pmwpub"], "max_error": [0.1]})
+    with pytest.raises(OSError):
+        reproduce.write_outputs(ARTEFACTS["fig2"], table, "paper", tmp_path / "out", [], [])
+    assert list((tmp_path / "out").iterdir()) == []

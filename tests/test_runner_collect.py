@@ -90,3 +90,16 @@ def test_algorithms_ignoring_the_public_source_are_drawn_once():
     summary = summarise(table, "max_error").set_index(["algo", "delta_bias"])
     assert summary.loc[("mwem", "-"), "runs"] == 2  # not 4: one sweep over Δ, not two
     assert summary.loc[("pmwpub", "0.3"), "runs"] == 2 and len(summary) == 3
+
+
+def test_legend_names_the_algorithm_and_orders_settings_by_value():
+    """One algorithm swept over Δ: every entry starts with it (no leading blank) and the Δ
+    follow their numeric order, not their text order ("-0.05" sorts before "-0.2" as text)."""
+    from experiments.release.error_plot import plot
+
+    biases = (0.1, -0.05, 0.0, -0.2, 0.65)
+    rows = [_record("pmwpub", eps, run, 0.1 + run / 100, delta_bias=bias)
+            for bias in biases for eps in (0.1, 1.0) for run in range(2)]
+    table = pd.DataFrame([flatten(r) for r in rows])
+    _, labels = plot(table, "max_error").axes[0].get_legend_handles_labels()
+    assert labels == [f"pmwpub (delta_bias={b})" for b in sorted(biases)]

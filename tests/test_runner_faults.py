@@ -43,7 +43,9 @@ def _env():
 
 
 def _records(folder: Path) -> list[Path]:
-    return sorted((folder / "records").glob("*/*.json"))
+    """Finished records (a temp file of a write in flight is not one: it may vanish on Ctrl-C)."""
+    return sorted(p for p in (folder / "records").glob("*/*.json")
+                  if not p.name.startswith(".tmp-"))
 
 
 def _leftovers(folder: Path) -> list[Path]:
@@ -64,9 +66,12 @@ def test_full_disk_mid_sweep_is_one_line_and_keeps_complete_records(tmp_path):
 
 def test_ctrl_c_keeps_records_and_says_how_to_resume(tmp_path):
     out = tmp_path / "out"
+    # SIGINT at its default in the child, as at a terminal (a test run started in the background
+    # of a non-interactive shell ignores SIGINT, and a child would inherit that)
     proc = subprocess.Popen([sys.executable, "run.py", *SWEEP, f"results_dir={out}"], cwd=REPO,
                             env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 240
     while len(_records(out)) < 4 and proc.poll() is None and time.time() < deadline:
         time.sleep(0.05)

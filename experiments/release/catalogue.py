@@ -119,19 +119,58 @@ def sota_notes(configs: list[dict]) -> list[str]:
     return notes(configs)
 
 
-def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool) -> list[Block]:
+def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool,
+              grids: SuccessorGrids) -> list[Block]:
     """PMW^Pub and (optionally) MWEM over the T grid ``T``, the public data alone and its best
     mixture error, JAM-PGM and AIM pre-trained on the pairs of a spanning tree of the public
     data (the workload-marginal variant takes minutes per run here) on every public source of
     ``preset``; AIM, MST and MWEM,
-    which ignore the public source, once, on ``public0``. The PGM mechanisms ignore T."""
+    which ignore the public source, once, on ``public0``. The PGM mechanisms ignore T. Then the
+    lines of :func:`successor_blocks` over ``grids``."""
     blocks = [Block(preset, ("algo=pmwpub", f"T={T}"), row), *_references(preset, row),
               Block(preset, ("algo=jam_pgm",), row),
               Block(preset, ("algo=aim", "algo.public_init=true", "algo.public_cliques=tree"), row),
               Block(preset, ("algo=aim", public0), row),
               Block(preset, ("algo=mst", public0), row)]
-    return blocks + ([Block(preset, ("algo=mwem", f"T={T}", public0), row)] if mwem else [])
+    blocks += [Block(preset, ("algo=mwem", f"T={T}", public0), row)] if mwem else []
+    return blocks + successor_blocks(preset, row, public0, grids)
 
+
+@dataclass(frozen=True)
+class SuccessorGrids:
+    """T grids of the Adaptive Measurements lines on one problem (T·s ≤ W: each marginal is
+    measured once; RAP^softmax measures ``RAP_PER_ROUND`` marginals per round)."""
+
+    T: str                      # GEM, GEM^Pub, PEP, PEP^Pub
+    rap_T: str | None           # RAP^softmax (None: no RAP line)
+    pep: bool = False           # PEP over the whole domain (small domains only)
+
+
+#: RAP^softmax's marginals per round (its reference ADULT script's 2)
+RAP_PER_ROUND = 2
+
+
+def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
+                     extra: tuple[str, ...] = ()) -> list[Block]:
+    """The lines of Liu, Vietri & Wu 2021 on ``row``: GEM^Pub and PEP^Pub on every public
+    source of ``preset`` (as PMW^Pub), GEM, RAP^softmax and (``grids.pep``) PEP, which ignore
+    the public data, once on ``public0``; each over its T grid (tuned like PMW^Pub's T).
+    ``extra`` overrides go to every block (e.g. a matched-signal ε or n)."""
+    blocks = [Block(preset, (*extra, f"algo={algo}", f"T={grids.T}"), row)
+              for algo in ("gem_pub", "pep_pub")]
+    blocks.append(Block(preset, (*extra, "algo=gem", f"T={grids.T}", public0), row))
+    if grids.rap_T:
+        blocks.append(Block(preset, (*extra, "algo=rap", f"T={grids.rap_T}",
+                                     f"algo.marginals_per_round={RAP_PER_ROUND}", public0), row))
+    if grids.pep:
+        blocks.append(Block(preset, (*extra, "algo=pep", f"T={grids.T}", public0), row))
+    return blocks
+
+
+#: NIST reduced (W = 84), ADULT (W = 256) and the full-ACS shape (W = 4,096)
+SOTA_GRIDS = SuccessorGrids("10,25,50,84", "5,12,25,42", pep=True)
+SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "5,12,25,50")
+PAPER_SCALE_GRIDS = SuccessorGrids("30,100", None)
 
 _PAPER_SCALE_ROW = "full-ACS shape, synthetic"
 _NIST_FULL = ("dataset.reduced=false", "workload.k=3")
@@ -175,11 +214,13 @@ ARTEFACTS = {a.name: a for a in [
               publics="{region:national,year:2019},{region:ma,year:2019}")),
         title="NIST ACS excerpts: max error vs ε (Fig. 1 layout)"),
     Artefact("sota", "results/sota", tuple(_sota_row(
-        "sota", "reduced, private MA-2019", "public={year:2018}", "10,25,50,100", mwem=True)),
+        "sota", "reduced, private MA-2019", "public={year:2018}", "10,25,50,100", mwem=True,
+        grids=SOTA_GRIDS)),
         tuning="best_average", notes=sota_notes,
         title="NIST MA-2019 reduced, all 84 3-way marginals: PMW^Pub vs AIM, MST, JAM-PGM"),
     Artefact("sota_adult", "results/sota_adult", tuple(_sota_row(
-        "sota_adult", "ADULT", "public.delta=0.0", "5,10,25,50,100,200", mwem=False)),
+        "sota_adult", "ADULT", "public.delta=0.0", "5,10,25,50,100,200", mwem=False,
+        grids=SOTA_ADULT_GRIDS)),
         tuning="best_average", notes=sota_notes,
         title="ADULT, 3-way marginals, W = 256: PMW^Pub(Δ) vs AIM, MST, JAM-PGM"),
     Artefact("fig3_nist", "results/fig3_nist", (
@@ -203,7 +244,9 @@ ARTEFACTS = {a.name: a for a in [
         Block("fig1_paper_scale", ("algo=best_mixture", "algo.method=mw", "eps=1.0", "T=1",
                                    "runs=1"), _PAPER_SCALE_ROW),
         *_baselines("fig1_paper_scale", _PAPER_SCALE_ROW, "test", (),
-                    "{role:public,shift:0.0}", False)),
+                    "{role:public,shift:0.0}", False),
+        *successor_blocks("fig1_paper_scale", _PAPER_SCALE_ROW, "public={role:public,shift:0.0}",
+                          PAPER_SCALE_GRIDS)),
         notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
         title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
     Artefact("fig1_acs", "results/fig1_acs", (

@@ -2,27 +2,22 @@
 
 Hydra's structured configs (:mod:`experiments.release.config`) already reject unknown keys and
 wrong types; here are the checks on values: every field against its rule
-(:mod:`experiments.release.rules`: finite, in range, a writable ``results_dir``), and those that need the data — the dataset is present or
-downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased attribute and value exist, MWEM's domain fits,
-DualQuery's calibration leaves at least two rounds, the options of AIM, MST and JAM-PGM
-parse. Every failure is a
-:class:`ConfigError` whose message is one line naming the problem and the fix.
+(:mod:`experiments.release.rules`: finite, in range, a writable ``results_dir``), and those that
+need the data — the dataset is present or downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased
+attribute and value exist — and the quantities derived from the values together: δ = 1/n² below
+1, and every check the algorithm's run would make (its module's ``check``: options, ρ(ε, δ) not
+underflowing, per-round budgets, MWEM's domain size, DualQuery's calibrated rounds, JAM-PGM's
+first-round size limit). Every failure is a :class:`ConfigError` whose message is one line
+naming the problem and the fix.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import fields
-from importlib import import_module
 from typing import Any
 
 from experiments.release.rules import check_fields
 from pubpriv_core.data.paths import DataUnavailableError
-
-
-#: Private-PGM mechanisms: algorithm -> (module, options class with ``from_config``).
-PGM_OPTIONS = {"aim": ("pubpriv_core.algorithms.aim", "AIMOptions"),
-               "mst": ("pubpriv_core.algorithms.mst", "MSTOptions"),
-               "jam_pgm": ("pubpriv_core.algorithms.jam_pgm", "JAMOptions")}
 
 
 class ConfigError(ValueError):
@@ -77,7 +72,7 @@ def check_data(cfg: dict[str, Any]) -> None:
             problem = build_problem(cfg, run=0)
     except (DataUnavailableError, ValueError, KeyError) as err:
         raise ConfigError(_one_line(err)) from None
-    _check_algorithm(cfg, problem)
+    check_algorithm(cfg, problem)
 
 
 def _check_workload(cfg: dict[str, Any], domain) -> None:
@@ -103,31 +98,38 @@ def _check_public_attribute(cfg: dict[str, Any], domain) -> None:
              f"{attribute}; choose a value in 0..{size - 1}")
 
 
-def _check_algorithm(cfg: dict[str, Any], problem) -> None:
-    from pubpriv_core.privacy import default_delta
+def check_algorithm(cfg: dict[str, Any], problem) -> None:
+    """The job's derived quantities and the algorithm's own checks, as its run would make them:
+    δ (null: 1/n² of the problem's n private rows) in (0, 1), then the algorithm module's
+    ``check`` (:func:`pubpriv_core.algorithms.check_algorithm`: options, ρ(ε, δ), per-round
+    budgets, size limits), for any algorithm of the registry."""
+    from pubpriv_core.algorithms import check_algorithm as algorithm_checks
 
-    algo = cfg["algo"]
-    if algo["name"] == "mwem":
-        from pubpriv_core.algorithms.mwem import check_domain_size
+    delta = cfg["delta"]
+    if delta is None:
+        delta = 1.0 / problem.n ** 2
+        _require(delta < 1, f"delta = 1/n^2 = {delta:g} for the n={problem.n} private row(s) "
+                            f"of dataset {cfg['dataset']['name']}; pass delta=1e-6 or use a "
+                            "larger dataset")
+    options = {k: v for k, v in cfg["algo"].items() if k != "name"}
+    try:
+        algorithm_checks(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta, T=cfg["T"],
+                         **options)
+    except (ValueError, TypeError) as err:
+        raise ConfigError(_one_line(err)) from None
+    _check_plugin(cfg["algo"], problem)
+
+
+def _check_plugin(algo: dict[str, Any], problem) -> None:
+    """An algorithm plugin's own data check (:class:`pubpriv_core.algorithms.plugins.AlgorithmPlugin`)."""
+    from pubpriv_core.algorithms.plugins import PLUGINS
+
+    plugin = PLUGINS.get(algo["name"])
+    if plugin is not None and plugin.check is not None:
         try:
-            check_domain_size(problem.private.domain.size(), algo["max_domain_size"])
+            plugin.check(problem, {k: v for k, v in algo.items() if k != "name"})
         except ValueError as err:
             raise ConfigError(_one_line(err)) from None
-    if algo["name"] in PGM_OPTIONS:
-        module, options_class = PGM_OPTIONS[algo["name"]]
-        try:
-            getattr(import_module(module), options_class).from_config(
-                problem, {k: v for k, v in algo.items() if k != "name"})
-        except ValueError as err:
-            raise ConfigError(_one_line(err)) from None
-    if algo["name"] == "dualquery":
-        from pubpriv_core.algorithms.dualquery import calibrate_rounds
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        rounds = calibrate_rounds(cfg["eps"], delta, problem.n, algo["eta"], algo["samples"],
-                                  algo.get("accounting", "advanced"))
-        _require(rounds >= 2, f"DualQuery fits only {rounds} round(s) at eps={cfg['eps']}, "
-                              f"eta={algo['eta']}, samples={algo['samples']}, n={problem.n}; "
-                              "use a larger eps or a smaller algo.eta / algo.samples")
 
 
 def _require(condition: bool, message: str) -> None:

@@ -17,22 +17,27 @@ import copy
 import json
 import logging
 import os
+import re
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pooch
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.utils import setup_globals
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import ValueType
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import (EXIT_FAULT, EXIT_INTERRUPTED, UserError, fail, hydra_error_line,
-                                 write_failure)
+                                 os_error_line, os_error_status, write_failure)
 from experiments.release.checks import ConfigError, check_config
 from experiments.release.config import register_configs
+from experiments.outputs import folder_problem
 from experiments.release.hydra_overrides import apply_value_overrides
 from pubpriv_core.data.paths import DataUnavailableError
 
@@ -78,33 +83,135 @@ def job_overrides(argv: Sequence[str], params: dict[str, str] | None = None) -> 
     return jobs
 
 
-def sweeper_params(first_job: list[str]) -> dict[str, str]:
-    """``hydra.sweeper.params`` of the config (e.g. set by an experiment preset)."""
-    try:
-        hydra_node = compose(CONFIG_NAME, overrides=first_job, return_hydra_config=True).hydra
-    except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
-        raise UserError(hydra_error_line(err)) from None
-    params = OmegaConf.select(hydra_node, "sweeper.params") or {}
+def sweeper_params(first_job: list[str], composer: "SweepComposer | None" = None
+                   ) -> dict[str, str]:
+    """``hydra.sweeper.params`` of the config (e.g. set by an experiment preset): the first job's
+    group choices and Hydra overrides decide it (its other values are checked per job)."""
+    composer = composer or SweepComposer()
+    params = OmegaConf.select(composer.hydra_node(first_job), "sweeper.params") or {}
     return {str(key): str(value) for key, value in params.items()}
 
 
+#: the composed config of every job of the last command line :func:`check_jobs` checked (the
+#: sweep's progress lines and closing line count them).
+PLANNED_JOBS: list[dict[str, Any]] = []
+
+
 def check_jobs(argv: Sequence[str]) -> list[str]:
-    """Compose and check every job of the command line; returns their distinct results_dirs."""
+    """Compose and check every job of the command line; returns their distinct results_dirs
+    (the configs are kept in :data:`PLANNED_JOBS`). In a sweep of several jobs an error names
+    the job (its swept values)."""
     seen: set[str] = set()
     folders: set[str] = set()
+    PLANNED_JOBS.clear()
+    multirun = any(a in _MULTIRUN for a in argv)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        jobs = job_overrides(argv)
-        if any(a in _MULTIRUN for a in argv):
-            jobs = job_overrides(argv, sweeper_params(jobs[0]))
         composer = SweepComposer()
-        for overrides in jobs:
-            cfg = composer.compose(overrides)
-            key = json.dumps(cfg, sort_keys=True)
-            if key not in seen:
-                seen.add(key)
-                check_config(cfg)
-                folders.add(cfg["results_dir"])
+        jobs = job_overrides(argv)
+        if multirun:
+            jobs = job_overrides(argv, sweeper_params(jobs[0], composer))
+        swept = swept_keys(jobs)
+        for number, overrides in enumerate(jobs, 1):
+            try:
+                cfg = composer.compose(overrides)
+                PLANNED_JOBS.append(cfg)
+                key = json.dumps(cfg, sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    check_config(cfg)
+                    folders.add(cfg["results_dir"])
+            except (UserError, ConfigError) as err:
+                if len(jobs) == 1:
+                    raise
+                raise UserError(f"{job_name(number, len(jobs), overrides, swept)}: {err}") \
+                    from None
+        check_hydra_launch(argv, multirun)
     return sorted(folders)
+
+
+def swept_keys(jobs: list[list[str]]) -> set[str]:
+    """The keys whose value differs between ``jobs``."""
+    values: dict[str, set[str]] = {}
+    for job in jobs:
+        for override in job:
+            key, _, value = override.partition("=")
+            values.setdefault(key, set()).add(value)
+    return {key for key, seen in values.items() if len(seen) > 1}
+
+
+def job_name(number: int, total: int, overrides: list[str], swept: set[str]) -> str:
+    """``job 3 of 6 (algo=mst eps=1)``: the job's swept values."""
+    shown = [o for o in overrides if o.partition("=")[0] in swept]
+    return f"job {number} of {total}" + (f" ({' '.join(shown)})" if shown else "")
+
+
+def check_hydra_launch(argv: Sequence[str], multirun: bool) -> None:
+    """What Hydra itself composes and writes before the first job: in a sweep it first composes
+    one config from the command line with the swept values left out (the groups' defaults in
+    place of swept group options), which must compose too; and its output folder
+    (``hydra.run.dir``, or ``hydra.sweep.dir`` in a sweep) must be writable."""
+    overrides = [a for a in argv if not a.startswith("-")]
+    mode = RunMode.MULTIRUN if multirun else RunMode.RUN
+    if not multirun and not any(o.lstrip("+~").startswith("hydra.") for o in overrides):
+        return                    # the default folder lies under results_dir, checked already
+    try:
+        cfg = GlobalHydra.instance().config_loader().load_configuration(
+            CONFIG_NAME, overrides, run_mode=mode)
+    except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
+        raise UserError(first_composition_error(err, overrides)) from None
+    jobs = OmegaConf.select(cfg.hydra, "launcher.n_jobs")
+    if multirun and jobs is not None and (not isinstance(jobs, int) or jobs == 0):
+        raise UserError(f"hydra.launcher.n_jobs={jobs} must be a number of workers (negative: "
+                        "all cores but |n| - 1, as joblib counts); pass e.g. "
+                        "hydra.launcher.n_jobs=2")
+    setup_globals()           # Hydra's resolvers (${now:...}) for the folder's name
+    key = "sweep.dir" if multirun else "run.dir"
+    folder = OmegaConf.select(cfg.hydra, key)
+    problem = folder_problem(folder)
+    if problem:
+        raise UserError(f"hydra.{key}={folder} {problem}; pass a writable folder (or leave "
+                        "hydra.{key} at its default under results_dir)".replace("{key}", key))
+
+
+def first_composition_error(err: Exception, overrides: list[str]) -> str:
+    """One line for a sweep whose first (swept-values-free) composition fails: typically an
+    option of the swept groups' options (``-m algo=mst,aim algo.final_iters=200``) that the
+    default group option (``algo=pmwpub``) lacks; ``++`` sets it where it exists."""
+    line = hydra_error_line(err)
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    groups = [o for o in parsed if o.is_sweep_override()
+              and GlobalHydra.instance().config_loader().repository.group_exists(o.key_or_group)]
+    failing = re.search(r"Could not override '([^']+)'", line)
+    if not groups or not failing:
+        return f"Hydra's first composition of the sweep fails: {line}"
+    plain = [o.input_line for o in parsed if not o.is_sweep_override()
+             and GlobalHydra.instance().config_loader().repository.group_exists(o.key_or_group)]
+    choices = compose(CONFIG_NAME, overrides=plain, return_hydra_config=True).hydra.runtime.choices
+    defaults = ", ".join(f"{o.key_or_group}={choices.get(o.key_or_group)}" for o in groups)
+    key = failing.group(1)
+    given = next((o for o in overrides if o.partition("=")[0] == key), key)
+    reason = line.split(": ", 1)[-1].split(";")[0]
+    swept = " ".join(o.input_line for o in groups)
+    return (f"{given}: in a sweep Hydra first composes one config with the default {defaults} "
+            f"in place of the swept {swept}, and there {reason}; write ++{given} to set it in "
+            "the jobs whose option has it")
+
+
+def check_group_choices(parsed) -> None:
+    """Every config-group choice among the parsed overrides names an existing option, also in a
+    group that is ``optional`` in the defaults (which Hydra would silently leave out). Must run
+    inside ``initialize_config_dir``."""
+    repo = GlobalHydra.instance().config_loader().repository
+    for override in parsed:
+        group = override.key_or_group
+        if override.is_delete() or override.is_sweep_override() or not repo.group_exists(group) \
+                or isinstance(override.value(), dict):
+            continue
+        value = override.value()
+        if not isinstance(value, str) or not repo.config_exists(f"{group}/{value}"):
+            options = ", ".join(sorted(repo.get_group_options(group)))
+            raise UserError(f"{group}={override.get_value_element_as_str()} names no option of "
+                            f"config group {group}; choose one of: {options}")
 
 
 class SweepComposer:
@@ -114,14 +221,18 @@ class SweepComposer:
     config of each distinct set of group overrides is composed once and copied, and the value
     overrides are applied with Hydra's own routine. Must run inside ``initialize_config_dir``."""
 
+    #: composed configs by (group overrides, with hydra node), shared by the composers of a
+    #: process (the config files do not change while it runs)
+    _bases: dict[tuple[tuple[str, ...], bool], DictConfig] = {}
+
     def __init__(self):
         self._parser = OverridesParser.create()
         self._repo = GlobalHydra.instance().config_loader().repository
-        self._bases: dict[tuple[tuple[str, ...], bool], DictConfig] = {}
 
     def compose(self, overrides: list[str]) -> dict[str, Any]:
         try:
             parsed = self._parser.parse_overrides(overrides)
+            self._check_choices(parsed)
             sweeps = [o.input_line for o in parsed if o.is_sweep_override()]
             if sweeps:
                 raise UserError(f"Ambiguous value for argument '{sweeps[0]}'; add -m "
@@ -135,6 +246,27 @@ class SweepComposer:
             raise
         except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
             raise UserError(hydra_error_line(err)) from None
+
+    def hydra_node(self, overrides: list[str]) -> DictConfig:
+        """The ``hydra`` node of the config of ``overrides``' group choices and Hydra overrides
+        (the other values do not change it)."""
+        try:
+            parsed = self._parser.parse_overrides(overrides)
+            self._check_choices(parsed)
+            groups = tuple(o.input_line for o in parsed if self._is_group(o))
+            values = [o for o in parsed if o.is_hydra_override() and not self._is_group(o)]
+            cfg = self._base(groups, True)
+            if values:
+                cfg = copy.deepcopy(cfg)
+                apply_value_overrides(values, cfg)
+            return cfg.hydra
+        except UserError:
+            raise
+        except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
+            raise UserError(hydra_error_line(err)) from None
+
+    def _check_choices(self, parsed) -> None:
+        check_group_choices(parsed)
 
     def _base(self, groups: tuple[str, ...], with_hydra: bool) -> DictConfig:
         """The composed config of ``groups``; without the (large) ``hydra`` node unless a value
@@ -158,7 +290,10 @@ def compose_config(overrides: Sequence[str] = ()) -> dict[str, Any]:
     register_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         try:
+            check_group_choices(OverridesParser.create().parse_overrides(list(overrides)))
             cfg = compose(CONFIG_NAME, overrides=list(overrides), return_hydra_config=True)
+        except UserError:
+            raise
         except Exception as err:  # every Hydra/OmegaConf composition error becomes one line
             raise UserError(hydra_error_line(err)) from None
         return to_plain(cfg)
@@ -179,16 +314,58 @@ def main(hydra_app: Callable[[], None], argv: Sequence[str] | None = None) -> No
     register_configs()
     pooch.get_logger().setLevel(logging.WARNING)  # one error line, no "Downloading ..." notice
     folders: list[str] = []
+    PLANNED_JOBS.clear()
     try:
         if not any(a.split("=")[0] in _PASS_THROUGH for a in argv):
             try:
                 folders = check_jobs(argv)
             except (UserError, ConfigError, DataUnavailableError) as err:
                 fail(str(err))
+            except OSError as err:   # a path the OS refuses (name too long, a loop), EIO
+                fail(os_error_line(err), os_error_status(err))
+        tally = SweepTally(list(PLANNED_JOBS)) if any(a in _MULTIRUN for a in argv) else None
         launch(hydra_app, folders)
+        if tally is not None and tally.configs:
+            print(tally.summary(folders), flush=True)
     except KeyboardInterrupt:
         print(interrupted(folders), file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)
+
+
+class SweepTally:
+    """What a ``run.py -m`` sweep adds: its (config, repetition) tasks stored before and after,
+    for the closing line (:func:`experiments.progress.sweep_summary`). Exports the job count and
+    start time to the jobs (``PUBPRIV_SWEEP_JOBS``, ``PUBPRIV_SWEEP_START``; launchers that run
+    jobs in other processes pass the environment on) for their ``job i/N`` lines."""
+
+    def __init__(self, jobs: list[dict[str, Any]]):
+        from experiments.release.store import config_hash
+
+        unique = {config_hash(cfg): cfg for cfg in jobs}
+        self.configs = list(unique.items())
+        self.start = time.time()
+        self.reused = self.stored()
+        os.environ["PUBPRIV_SWEEP_JOBS"] = str(len(jobs))
+        os.environ["PUBPRIV_SWEEP_START"] = repr(self.start)
+
+    @property
+    def tasks(self) -> int:
+        return sum(cfg["runs"] for _, cfg in self.configs)
+
+    def stored(self) -> int:
+        """How many of the sweep's (config, repetition) records exist now (files, unread)."""
+        from experiments.release.store import ResultsStore
+
+        return sum(ResultsStore(cfg["results_dir"]).path(chash, cfg["seed"], run).is_file()
+                   for chash, cfg in self.configs for run in range(cfg["runs"]))
+
+    def summary(self, folders: Sequence[str]) -> str:
+        from experiments.progress import sweep_summary
+
+        stored = self.stored()
+        return sweep_summary(new=stored - self.reused, reused=self.reused,
+                             missing=self.tasks - stored, wall=time.time() - self.start,
+                             where=list(folders))
 
 
 def launch(hydra_app: Callable[[], None], folders: Sequence[str]) -> None:

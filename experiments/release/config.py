@@ -271,6 +271,81 @@ class JAMPGMConf(AlgoConf):
     estimator: PGMEstimator = PGMEstimator.auto
 
 
+class PEPInit(Enum):
+    public = "public"
+    uniform = "uniform"
+
+
+@dataclass
+class PEPConf(AlgoConf):
+    """PEP (Liu, Vietri & Wu 2021): entropy projection onto all past measurements, over the
+    whole domain (refused above ``max_domain_size``)."""
+
+    name: str = "pep"
+    alpha: float = 0.5
+    max_iters: int = 100
+    max_domain_size: int = 2_000_000
+
+
+@dataclass
+class PEPPubConf(AlgoConf):
+    """PEP^Pub: PEP over the public support, starting from the public distribution."""
+
+    name: str = "pep_pub"
+    alpha: float = 0.5
+    max_iters: int = 100
+    init: PEPInit = PEPInit.public
+
+
+@dataclass
+class GEMConf(AlgoConf):
+    """GEM (Liu, Vietri & Wu 2021): a generator of K product distributions fitted by Adam to
+    the measured marginals; release: last generator or (``ema_weights``) the EMA of the last
+    T/2 rounds' weights."""
+
+    name: str = "gem"
+    alpha: float = 0.5
+    K: int = 1000
+    embedding: int = 256
+    hidden: int = 256
+    loss_p: int = 2
+    lr: float = 1e-4
+    eta_min: Optional[float] = None
+    max_iters: int = 100
+    max_idxs: int = 10000
+    ema_beta: float = 0.5
+    ema_error_factor: float = 0.5
+    ema_weights: bool = False
+    ema_weights_beta: float = 0.9
+
+
+@dataclass
+class GEMPubConf(GEMConf):
+    """GEM^Pub: GEM from a generator pre-trained on the public data's answers (free)."""
+
+    name: str = "gem_pub"
+    ema_weights: bool = True
+    pretrain_steps: int = 1000
+    pretrain_lr: float = 5e-4
+    pretrain_eta_min: float = 1e-7
+    pretrain_refresh: int = 10
+    pretrain_seed: int = 0
+
+
+@dataclass
+class RAPConf(AlgoConf):
+    """RAP^softmax (Aydore et al. 2021, softmax rows): K relaxed rows fitted by Adam to the
+    squared error of the measured marginals, ``marginals_per_round`` selections per round."""
+
+    name: str = "rap"
+    alpha: float = 0.5
+    K: int = 1000
+    marginals_per_round: int = 2
+    lr: float = 0.1
+    max_iters: int = 1000
+    max_idxs: int = 10000
+
+
 # ----------------------------------------------------------------------------- workload, run
 @dataclass
 class WorkloadConf:
@@ -285,7 +360,9 @@ class WorkloadConf:
 class RunConf:
     """Top level. ``delta`` null means 1/n² (n private rows); ``runs`` repetitions, seeded from
     (``seed``, run index); ``n_jobs`` joblib workers over repetitions; ``progress`` null means a
-    bar only on a terminal outside CI; ``cache_gb`` bounds the in-process problem cache."""
+    bar only on a terminal outside CI; ``cache_gb`` bounds the in-process problem cache;
+    ``save_release`` writes what each computed repetition released, with ``release_rows``
+    synthetic records (:mod:`experiments.release.releases`)."""
 
     dataset: DatasetConf = MISSING
     public: PublicConf = MISSING
@@ -302,6 +379,8 @@ class RunConf:
     force: bool = False
     progress: Optional[bool] = None
     cache_gb: float = 4.0
+    save_release: bool = False
+    release_rows: Optional[int] = None
 
 
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -310,15 +389,20 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "public": {"resample": ResampleConf, "biased": BiasedConf, "dataset": OtherDatasetConf},
     "algo": {"pmwpub": PMWPubConf, "mwem": MWEMConf, "dualquery": DualQueryConf,
              "public_only": PublicOnlyConf, "best_mixture": BestMixtureConf, "aim": AIMConf,
-             "mst": MSTConf, "jam_pgm": JAMPGMConf},
+             "mst": MSTConf, "jam_pgm": JAMPGMConf, "pep": PEPConf, "pep_pub": PEPPubConf,
+             "gem": GEMConf, "gem_pub": GEMPubConf, "rap": RAPConf},
 }
 
 
 def register_configs() -> None:
     """Store the schemas as ``schema/run`` and ``schema/<group>/<option>``; the YAML files
-    extend them (``defaults: [/schema/<group>/<option>@_here_, _self_]``)."""
+    extend them (``defaults: [/schema/<group>/<option>@_here_, _self_]``). Installed algorithm
+    plugins are stored as ``algo/<name>`` (:mod:`experiments.release.plugins`)."""
+    from experiments.release.plugins import install_plugins
+
     store = ConfigStore.instance()
     store.store(group="schema", name="run", node=RunConf)
     for group, options in SCHEMAS.items():
         for option, node in options.items():
             store.store(group=f"schema/{group}", name=option, node=node)
+    install_plugins()   # algorithms of other packages: algo/<name> (pubpriv.algorithms)

@@ -35,6 +35,25 @@ def line_columns(table: pd.DataFrame) -> list[str]:
             and table[c].astype(str).nunique(dropna=False) > 1]
 
 
+def line_keys(table: pd.DataFrame) -> list[str]:
+    """The columns that name a line: the algorithm always (a legend entry starts with it), then
+    every other configuration column that varies."""
+    head = ["algo"] if "algo" in table.columns else []
+    return head + [c for c in line_columns(table) if c not in head]
+
+
+def natural_key(values: tuple) -> tuple:
+    """Sort key of a line's settings: numbers by value (Δ = −0.2 before −0.05 before 0), the
+    rest as text, so legend entries follow the settings' order."""
+    out = []
+    for value in values:
+        try:
+            out.append((0, float(value), ""))
+        except (TypeError, ValueError):
+            out.append((1, 0.0, str(value)))
+    return tuple(out)
+
+
 def ignore_unused_public(table: pd.DataFrame) -> pd.DataFrame:
     """Rows of algorithms that ignore the public source (``uses_public`` false: MWEM,
     DualQuery) lose their public settings and are drawn once per (config, seed, run): the first
@@ -54,7 +73,7 @@ def ignore_unused_public(table: pd.DataFrame) -> pd.DataFrame:
 def summarise(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Mean, standard error and run count of ``metric`` per (line, ε)."""
     table = ignore_unused_public(table)
-    keys = line_columns(table)
+    keys = line_keys(table)
     frame = table.assign(**{c: table[c].astype(str) for c in keys})
     grouped = frame.groupby(keys + ["eps"], dropna=False)[metric]
     out = grouped.agg(mean="mean", std="std", runs="count").reset_index()
@@ -79,14 +98,14 @@ def label(row: pd.Series, varying: dict[str, set], uses_public: dict[str, bool])
     parts = [f"{key}={row[key]}" for key, algos in varying.items()
              if (algo if "algo" in row else None) in algos and row[key] != "nan"
              and not (key.startswith(_PUBLIC_COLUMNS) and not uses_public.get(algo, True))]
-    head = str(algo) if algo is not None else ""
+    head = str(algo) if algo is not None else "all runs"
     return f"{head} ({', '.join(parts)})" if parts else head
 
 
 def plot(table: pd.DataFrame, metric: str, title: str | None = None):
     """The figure: one line (mean ± SE over runs) per configuration, log x-axis."""
-    if metric not in table.columns:
-        raise ValueError(f"no column {metric!r} in the table; choose one of "
+    if metric not in table.columns or not pd.api.types.is_numeric_dtype(table[metric]):
+        raise ValueError(f"no numeric column {metric!r} in the table; choose one of "
                          f"max_error, mean_error, rmse, last_max_error")
     summary = summarise(table, metric)
     keys = [c for c in summary.columns if c not in ("eps", "mean", "std", "runs", "se")]
@@ -94,7 +113,9 @@ def plot(table: pd.DataFrame, metric: str, title: str | None = None):
                    if "uses_public" in table.columns else {})
     varying = varying_within_algo(summary, keys)
     fig, ax = plt.subplots(figsize=(7.6, 4.2))
-    lines = summary.groupby(keys, dropna=False, sort=True) if keys else [((), summary)]
+    lines = summary.groupby(keys, dropna=False, sort=False) if keys else [((), summary)]
+    lines = sorted(lines, key=lambda item: natural_key(
+        item[0] if isinstance(item[0], tuple) else (item[0],)))
     for _, part in lines:
         part = part.sort_values("eps")
         text = label(part.iloc[0], varying, uses_public) if keys else str(table["algo"].iloc[0])
@@ -142,9 +163,18 @@ def plot_csv(csv: str, output: str, metric: str = "max_error", where: list[str] 
     try:
         table = apply_filters(pd.read_csv(csv), where or [])
         fig = plot(table, metric, title)
-    except (ValueError, FileNotFoundError) as err:
+    except ValueError as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
-    fig.savefig(output, dpi=150, bbox_inches="tight")   # keeps the outside legend
+    except OSError as err:                 # missing, a folder, unreadable
+        print(f"error: cannot read {csv}: {err.strerror or err}; pass a CSV written by "
+              "scripts/collect.py", file=sys.stderr)
+        return 2
+    try:
+        fig.savefig(output, dpi=150, bbox_inches="tight")   # keeps the outside legend
+    except OSError as err:
+        print(f"error: cannot write {output}: {err.strerror or err}; free space or pick "
+              "another -o", file=sys.stderr)
+        return 1
     print(f"wrote {output}")
     return 0

@@ -26,17 +26,31 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from experiments.outputs import folder_problem  # noqa: E402
 from experiments.release.paired import FEW_ROUNDS, few_rounds  # noqa: E402
 from experiments.release.summary import build  # noqa: E402
 
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture", "aim": "AIM",
-              "mst": "MST", "jam_pgm": "JAM-PGM"}
+              "mst": "MST", "jam_pgm": "JAM-PGM", "pep": "PEP", "pep_pub": "PEP^Pub",
+              "gem": "GEM", "gem_pub": "GEM^Pub", "rap": "RAP^softmax"}
 BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange", "AIM": "tab:red",
-                   "MST": "tab:purple"}
+                   "MST": "tab:purple", "PEP": "tab:pink", "GEM": "tab:cyan",
+                   "RAP^softmax": "goldenrod"}
 #: lines that use the panel's public source; PMW^Pub keeps the public-only line's colour
-PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init": "tab:olive"}
+PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init": "tab:olive",
+                 "GEM^Pub": "darkcyan", "PEP^Pub": "mediumvioletred"}
 COLUMNS = 5
+
+
+def algo_label(name: str) -> str:
+    """An algorithm's name in figures: the built-ins' :data:`ALGO_NAMES`, a plugin's label."""
+    if name in ALGO_NAMES:
+        return ALGO_NAMES[name]
+    from pubpriv_core.algorithms.plugins import load_plugins
+
+    plugin = load_plugins().get(name)
+    return plugin.title if plugin is not None else str(name)
 
 
 def _present(value) -> bool:
@@ -69,7 +83,7 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
     plotted curve: row / algorithm [source])."""
     uses = table["uses_public"].astype(bool)
     source = [source_label(r) if u else "" for (_, r), u in zip(table.iterrows(), uses)]
-    names = table["algo"].map(ALGO_NAMES).fillna(table["algo"])
+    names = table["algo"].map({name: algo_label(name) for name in table["algo"].unique()})
     if "opt_accounting" in table:
         names = names.where(table["opt_accounting"].fillna("advanced") != "zcdp",
                             names + " (zCDP)")
@@ -110,8 +124,10 @@ def panels(chosen: pd.DataFrame) -> list[tuple[str, str]]:
 
 
 def tex(text: str) -> str:
-    """PMW^Pub with a proper superscript in matplotlib text."""
-    return text.replace("PMW^Pub", "PMW$^{Pub}$")
+    """PMW^Pub, GEM^Pub, PEP^Pub and RAP^softmax with proper superscripts in matplotlib text."""
+    for name in ("PMW", "GEM", "PEP"):
+        text = text.replace(f"{name}^Pub", f"{name}$^{{Pub}}$")
+    return text.replace("RAP^softmax", "RAP$^{softmax}$")
 
 
 def _errorbar(ax, part: pd.DataFrame, label: str, **style) -> None:
@@ -146,7 +162,9 @@ def runs_label(test: pd.DataFrame) -> str:
     best mixture error, one non-private run by design, is not counted."""
     counts = test[test["algo"] != "best_mixture"].groupby("config_hash")["run"].nunique()
     low, high = int(counts.min()), int(counts.max())
-    return f"{high} runs" if low == high else f"{low}–{high} runs per point"
+    if low == high:
+        return f"{high} run" if high == 1 else f"{high} runs"
+    return f"{low}–{high} runs per point"
 
 
 def few_rounds_note(runs: pd.DataFrame, line: str) -> str:
@@ -303,18 +321,33 @@ def runtime_table(table: pd.DataFrame, machine: str, domain_sizes: dict[str, int
                       f"Machine: {machine}.", "", *rows, ""])
 
 
+#: the columns of a reproduce.py runs.csv that a redraw reads.
+RUNS_COLUMNS = ("row", "role", "line", "source", "algo", "eps", "T", "run", "max_error")
+
+
 def redraw(folder: str | Path, title: str = "", tuning: str = "paper") -> int:
     """Redraw ``folder/figure.png`` from its ``runs.csv``; returns the exit status (2: no
-    runs.csv)."""
+    runs.csv, not one written by reproduce.py, or a folder that cannot be written)."""
     folder = Path(folder)
     try:
+        problem = "is not a folder" if not folder.is_dir() else folder_problem(folder)
+        if problem:
+            raise ValueError(f"{folder} {problem}; pass an artefact folder of "
+                             "scripts/reproduce.py")
         runs = pd.read_csv(folder / "runs.csv", keep_default_na=True)
+        missing = [c for c in RUNS_COLUMNS if c not in runs.columns]
+        if missing:
+            raise ValueError(f"{folder / 'runs.csv'} lacks the column(s) {', '.join(missing)}; "
+                             "it was not written by scripts/reproduce.py (run it again)")
+        runs["source"] = runs["source"].fillna("")
+        figure = plot_artefact(build(runs, tuning), title or folder.name)
     except FileNotFoundError as err:
         print(f"error: {err.filename} is missing; run scripts/reproduce.py first",
               file=sys.stderr)
         return 2
-    runs["source"] = runs["source"].fillna("")
-    plot_artefact(build(runs, tuning), title or folder.name).savefig(folder / "figure.png",
-                                                                      dpi=130)
+    except (ValueError, OSError) as err:
+        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    figure.savefig(folder / "figure.png", dpi=130)
     print(f"wrote {folder / 'figure.png'}")
     return 0

@@ -28,13 +28,14 @@ from experiments.release.problems import (build_problem, data_context, repetitio
                                   set_cache_budget)
 from experiments.release.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
 from pubpriv_core.algorithms import run_algorithm
-from pubpriv_core.privacy import default_delta
+from pubpriv_core.privacy import default_delta, eps_from_rho
 
 log = logging.getLogger(__name__)
 
 #: algorithms whose output is built on the public support (the others ignore the public source).
 USES_PUBLIC = {"pmwpub": True, "public_only": True, "best_mixture": True, "mwem": False,
-               "dualquery": False, "aim": False, "mst": False, "jam_pgm": True}
+               "dualquery": False, "aim": False, "mst": False, "jam_pgm": True, "pep": False,
+               "pep_pub": True, "gem": False, "gem_pub": True, "rap": False}
 
 
 def run_config(cfg: dict[str, Any]) -> list[dict[str, Any]]:
@@ -96,7 +97,8 @@ def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any] | None:
 
 
 def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
-    """The record of repetition ``run`` of ``cfg`` (nothing is written)."""
+    """The record of repetition ``run`` of ``cfg`` (the record is not written here; with
+    ``save_release`` the release itself is, :mod:`experiments.release.releases`)."""
     set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
@@ -105,7 +107,68 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
         options = {k: v for k, v in cfg["algo"].items() if k != "name"}
         release = run_algorithm(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta,
                                 T=cfg["T"], rng=algo_rng, **options)
-        return make_record(cfg, run, problem, release, delta)
+        check_spend(release, cfg["eps"], delta)
+        record = make_record(cfg, run, problem, release, delta)
+        if cfg.get("save_release"):
+            write_release(cfg, run, problem, release, record)
+        return record
+
+
+def write_release(cfg: dict[str, Any], run: int, problem, release, record) -> None:
+    """``save_release=true``: the release of this repetition, with its metadata, under
+    ``<results_dir>/releases/`` (:mod:`experiments.release.releases`)."""
+    from experiments.release.releases import release_folder, sample_stream, save_release
+
+    folder = release_folder(cfg["results_dir"], record["config_hash"], cfg["seed"], run)
+    metadata = {key: record[key] for key in ("config_hash", "seed", "run", "eps", "dataset",
+                                             "public", "options", "n_private")}
+    metadata.update(eps_target=cfg["eps"], config=experiment_config(cfg))
+    save_release(folder, release, problem, metadata=metadata, rows=cfg.get("release_rows"),
+                 rng=sample_stream(cfg["seed"], run))
+    log.info("%s run %d: release saved in %s", release.algo, run, folder)
+
+
+class PrivacyAccountingError(ValueError):
+    """A release whose reported privacy spend does not fit its budget or its own ledger."""
+
+
+#: relative slack of the spend checks (the ledger's own tolerance, :class:`ZCDPBudget`).
+SPEND_TOLERANCE = 1e-9
+
+
+def ledger_total(ledger) -> float:
+    """ρ of a trace's ledger: a list of (label, ρ) charges or a dict label -> ρ."""
+    charges = ledger.values() if isinstance(ledger, dict) else (rho for _, rho in ledger)
+    return math.fsum(float(rho) for rho in charges)
+
+
+def check_spend(release, eps: float, delta: float) -> None:
+    """The privacy a release reports, checked before its record is written, for every
+    algorithm alike (built-in or plugin): (ε, δ) spent within the target; a release that spent
+    ρ > 0 carries its ledger (``trace["ledger"]``) unless it is accounted by advanced
+    composition (DualQuery's calibration, ``trace["accounting"] == "advanced"``); the ledger
+    adds up to the reported ρ, and the reported ε is ``eps_from_rho(ρ, δ)``."""
+    name, tol = release.algo, SPEND_TOLERANCE
+    if not (math.isfinite(release.eps) and release.eps <= eps * (1 + tol)):
+        raise PrivacyAccountingError(f"{name} reports eps spent {release.eps!r} above its "
+                                     f"budget eps={eps}; fix the algorithm's accounting")
+    if release.rho > 0 and release.delta > delta * (1 + tol):
+        raise PrivacyAccountingError(f"{name} reports delta {release.delta!r} above the "
+                                     f"target {delta!r}; fix the algorithm's accounting")
+    if release.rho <= 0 or release.trace.get("accounting") == "advanced":
+        return
+    if "ledger" not in release.trace:
+        raise PrivacyAccountingError(f"{name} spent rho={release.rho!r} without a ledger; put "
+                                     "its charges in trace['ledger'] (a ZCDPBudget's ledger)")
+    total = ledger_total(release.trace["ledger"])
+    if abs(total - release.rho) > tol * release.rho:
+        raise PrivacyAccountingError(f"{name} reports rho={release.rho!r} but its ledger adds "
+                                     f"up to {total!r}; report the ledger's total")
+    if abs(eps_from_rho(release.rho, delta) - release.eps) > tol * max(release.eps, 1e-300):
+        raise PrivacyAccountingError(f"{name} reports eps={release.eps!r} for rho="
+                                     f"{release.rho!r}, not eps_from_rho(rho, delta)="
+                                     f"{eps_from_rho(release.rho, delta)!r}; report the "
+                                     "converted ε")
 
 
 def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -> dict[str, Any]:

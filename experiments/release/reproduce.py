@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +19,8 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.console import (EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, UserError,
-                                 write_failure)
+                                 quiet_workers, write_failure)
+from experiments.outputs import readable_folder, writable_folder
 from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
@@ -25,6 +28,7 @@ from experiments.release.figures import line_labels, plot_artefact, runtime_tabl
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
 from experiments.release.sweep import compose_jobs, expand, run_sweep
+from pubpriv_core.data.paths import DataUnavailableError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,11 +78,19 @@ def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
 
 
 def collect_plan(p: Plan) -> pd.DataFrame:
-    """The records of the plan's configs (runs < ``runs``), tagged with row and role."""
+    """The records of the plan's configs (runs < ``runs``), tagged with row and role; records
+    whose errors are NaN or infinite are refused (a figure of them would be silently wrong)."""
     dirs = sorted({cfg["results_dir"] for cfg in p.configs})
-    table = pd.concat([collect(d) for d in dirs], ignore_index=True)
+    for folder in dirs:
+        readable_folder(folder, "results_dir")
+    non_finite: list[str] = []
+    table = pd.concat([collect(d, non_finite=non_finite) for d in dirs], ignore_index=True)
     runs = {config_hash(cfg): cfg["runs"] for cfg in p.configs}
     table = table[table["config_hash"].map(runs).gt(table["run"])]
+    used = [line for line in non_finite if any(f"/{h}/" in line for h in table["config_hash"])]
+    if used:
+        raise UserError(f"{len(used)} record(s) of this artefact have non-finite errors, e.g. "
+                        f"{used[0]}; delete them and re-run the same command to recompute them")
     return line_labels(table.merge(p.tags, on="config_hash", how="inner"))
 
 
@@ -108,8 +120,21 @@ def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
 
 def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
                   notes: list[str], plan_configs: list[dict]) -> list[Path]:
-    """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``."""
+    """runs.csv, selected.csv and the figure (or table1.md), and summary.md, under ``out``: all
+    of them or none (they are made in a staging folder and moved in once all exist)."""
     out.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
+    try:
+        made = _make_outputs(artefact, table, tuning, staging, notes, plan_configs)
+        for path in made:
+            os.replace(path, out / path.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out / path.name for path in made]
+
+
+def _make_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Path,
+                  notes: list[str], plan_configs: list[dict]) -> list[Path]:
     written = [out / "runs.csv"]
     table.to_csv(written[0], index=False)
     if artefact.kind == "runtime":
@@ -132,35 +157,62 @@ def write_outputs(artefact: Artefact, table: pd.DataFrame, tuning: str, out: Pat
     return written + [out / "summary.md"]
 
 
+def output_folder(artefact: Artefact, *, quick: bool, into: str, out: str | None) -> Path:
+    """Where the CSVs, figure and summary go: ``--out``, else ``runs/quick/<artefact>`` for
+    ``--quick``, else ``runs/artefacts/<folder>``; only ``into="results"`` writes the committed
+    ``results/<folder>`` (the records always go to the presets' ``results_dir``)."""
+    if out:
+        return Path(out)
+    if quick:
+        return Path("runs/quick") / artefact.name
+    return REPO / artefact.out if into == "results" else Path("runs/artefacts") / Path(
+        artefact.out).name
+
+
+def committed_table(artefact: Artefact) -> tuple[pd.DataFrame, Path] | None:
+    """The committed ``results/<folder>/runs.csv`` (the collected runs of the last full
+    regeneration), or None when the repository has none for ``artefact``."""
+    path = REPO / artefact.out / "runs.csv"
+    if not path.is_file():
+        return None
+    table = pd.read_csv(path)
+    labels = [c for c in ("row", "role", "source", "line") if c in table.columns]
+    return table.assign(**{c: table[c].fillna("").astype(str) for c in labels}), path
+
+
 def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs: int = 2,
               settings: list[str] | None = None, data_root: str | None = None,
               results_dir: str | None = None, out: str | None = None, no_run: bool = False,
-              command: list[str] | None = None) -> int:
+              into: str = "runs", command: list[str] | None = None) -> int:
     """Sweep, collect, select and draw artefact ``name`` (or an alias); returns the exit status.
 
     ``settings`` are overrides applied to every block; ``command`` is the command line recorded
-    in ``summary.md``. Bad input is one ``error:`` line (status 2), a failed write one line
-    (status 1), Ctrl-C the records kept (status 130)."""
+    in ``summary.md``. With ``no_run`` nothing is computed: the stored records are collected, or,
+    when there are none, the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
+    ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. Bad input is one ``error:``
+    line (status 2), a failed write one line (status 1), Ctrl-C the records kept (status 130)."""
     tick = time.perf_counter()
     artefact = ARTEFACTS[ALIASES.get(name, name)]
     tuning = tuning or artefact.tuning
     settings = [*(settings or [])]
     settings += [f"data_root={data_root}"] if data_root else []
     settings += [f"results_dir={results_dir}"] if results_dir else []
-    folder = Path(out or (f"runs/quick/{artefact.name}" if quick else artefact.out))
+    folder = output_folder(artefact, quick=quick, into=into, out=out)
     jobs = 1 if artefact.kind == "runtime" else jobs
     folders: list[str] = []
     try:
+        writable_folder(folder, "--out")
         work = plan(artefact, settings, quick)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
-        report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
-        table = collect_plan(work)
+        with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
+            report = None if no_run else run_sweep(work.configs, n_jobs=jobs)
+        table, source = collect_or_committed(work, artefact, no_run)
         notes = run_notes(command or [], artefact, tuning, report, jobs,
-                          time.perf_counter() - tick)
+                          time.perf_counter() - tick, source)
         if report is None:  # keep the provenance of the sweep that made the records
-            notes = previous_notes(folder) + notes
+            notes = previous_notes(source.parent if source else folder) + notes
         written = write_outputs(artefact, table, tuning, folder, notes, work.configs)
-    except (UserError, ValueError) as err:
+    except (UserError, ValueError, DataUnavailableError) as err:
         print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as err:                # disk full, read-only, permissions: one line
@@ -175,21 +227,47 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     return 0
 
 
+def collect_or_committed(work: Plan, artefact: Artefact,
+                         no_run: bool) -> tuple[pd.DataFrame, Path | None]:
+    """(table, committed CSV it came from or None): the plan's records; with ``no_run`` and no
+    records at all, the committed runs.csv."""
+    try:
+        return collect_plan(work), None
+    except ValueError as err:
+        if not (no_run and str(err).startswith("no records under")):
+            raise
+        committed = committed_table(artefact)
+        if committed is None:
+            where = ", ".join(sorted({cfg["results_dir"] for cfg in work.configs}))
+            raise ValueError(f"no records under {where} and no committed {artefact.out}/runs.csv; "
+                             f"run `python scripts/reproduce.py {artefact.name}` without --no-run "
+                             "first") from None
+        return committed
+
+
 def previous_notes(out: Path) -> list[str]:
-    """The provenance lines of an earlier summary.md (kept when only re-plotting)."""
+    """The provenance lines of an earlier summary.md (kept when only re-plotting): the ``- ``
+    lines of its second paragraph; none when it is missing or not in that form (a warning)."""
     path = out / "summary.md"
     if not path.is_file():
         return []
-    lines = path.read_text().split("\n\n")[1].splitlines()
+    parts = path.read_text(errors="replace").split("\n\n")
+    lines = parts[1].splitlines() if len(parts) > 1 else []
+    if not any(line.startswith("- ") for line in lines):
+        print(f"warning: {path} has no provenance lines (edited or damaged); they are not "
+              "carried over", file=sys.stderr)
     return [line for line in lines if line.startswith("- ") and not line.startswith("- redrawn")]
 
 
 def run_notes(argv: list[str], artefact: Artefact, tuning: str, report, jobs: int,
-              wall: float) -> list[str]:
+              wall: float, source: Path | None = None) -> list[str]:
     """The provenance lines of summary.md: command, tuning, wall time, machine, commit."""
     command = " ".join(["python scripts/reproduce.py", *argv])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                             capture_output=True, text=True).stdout.strip()
+    if source is not None:
+        return [f"- redrawn from the committed {source.relative_to(REPO)}: `{command}` "
+                f"(commit {commit})"]
     if report is None:
         return [f"- redrawn from the stored records: `{command}` (commit {commit})"]
     done = (f"{report.tasks} runs of {report.configs} configurations, {report.skipped} already "

@@ -12,7 +12,6 @@ Checks that need the data (k ≤ d, the biased attribute's values, MWEM's domain
 from __future__ import annotations
 
 import math
-import tempfile
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from folktables.load_acs import state_list
 
+from experiments.outputs import folder_problem
 from pubpriv_core.data.nist_acs import YEARS as NIST_YEARS
 from pubpriv_core.data.synthetic import PRESETS
 
@@ -75,18 +75,7 @@ def optional(rule: Rule, meaning: str) -> Rule:
 
 def _writable(path: Any) -> bool:
     """``path`` is a folder (or can become one) in which a file can be created right now."""
-    if not isinstance(path, str) or not path.strip():
-        return False
-    folder = Path(path).expanduser().absolute()
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        return False
-    try:
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError:
-        return False
-    return True
+    return isinstance(path, str) and folder_problem(path) is None
 
 
 def _folder_or_none(path: Any) -> bool:
@@ -94,8 +83,13 @@ def _folder_or_none(path: Any) -> bool:
     an ACS download fills an empty data root)."""
     if path is None:
         return True
-    return isinstance(path, str) and bool(path.strip()) and \
-        not (Path(path).expanduser().exists() and not Path(path).expanduser().is_dir())
+    if not isinstance(path, str) or not path.strip():
+        return False
+    try:
+        folder = Path(path).expanduser()
+        return folder.is_dir() or not folder.exists()
+    except OSError:   # a name too long, a loop of links
+        return False
 
 
 def _acs_state(value: Any) -> bool:
@@ -121,6 +115,36 @@ _DATASET = {
                           open_low=True),
 }
 
+#: the Adaptive Measurements algorithms (Liu, Vietri & Wu 2021) and their shared options
+SUCCESSORS = ("pep", "pep_pub", "gem", "gem_pub", "rap")
+_MIXTURE = {
+    "K": integer(1, 10 ** 6, "pass the number of product components, e.g. 1000"),
+    "max_idxs": integer(1, 10 ** 8, "pass the cells per loss evaluation, e.g. 10000"),
+}
+_GEM = {
+    "embedding": integer(1, 10 ** 5, "pass the generator's noise dimension, e.g. 256"),
+    "hidden": integer(1, 10 ** 5, "pass the residual layers' width, e.g. 256"),
+    "loss_p": integer(1, 2, "pass the loss norm p, 1 or 2"),
+    "lr": real(0.0, 1e3, "pass an Adam learning rate such as 1e-4", open_low=True),
+    "eta_min": optional(real(0.0, 1e3, "pass the annealed learning rate such as 1e-5"),
+                        "no annealing over rounds"),
+    "ema_beta": real(0.0, 1.0, "pass the error EMA's weight such as 0.5", open_high=True),
+    "ema_error_factor": real(0.0, 1e3, "pass the threshold's multiple of the error EMA such "
+                                       "as 0.5"),
+    "ema_weights_beta": real(0.0, 1.0, "pass the weight EMA's beta such as 0.9",
+                             open_high=True),
+}
+_GEM_PUB = {
+    "pretrain_steps": integer(1, 10 ** 7, "pass the public pre-training steps, e.g. 1000"),
+    "pretrain_lr": real(0.0, 1e3, "pass the pre-training learning rate such as 5e-4",
+                        open_low=True),
+    "pretrain_eta_min": real(0.0, 1e3, "pass the pre-training's final learning rate such as "
+                                       "1e-7"),
+    "pretrain_refresh": integer(1, 10 ** 7, "pass steps between public error evaluations, "
+                                            "e.g. 10"),
+    "pretrain_seed": SEED,
+}
+
 RULES: dict[str, Rule] = {
     "eps": real(0.0, 1e3, "pass a privacy budget such as 1 (above 1000 nothing is private)",
                 open_low=True),
@@ -134,6 +158,9 @@ RULES: dict[str, Rule] = {
     "results_dir": WRITABLE,
     "data_root": DATA_ROOT,
     "cache_gb": real(0.0, 1e4, "pass a memory budget in GB such as 4", open_low=True),
+    "release_rows": optional(integer(0, 10 ** 9, "pass the number of synthetic records to draw "
+                                                 "from each saved release, e.g. 10000"),
+                             "n records for a graphical model, none for a weighted release"),
     "workload.k": integer(1, 1000, "pass the marginal order, e.g. 3"),
     "workload.size": optional(integer(1, 10 ** 7, "pass e.g. 64"), "all C(d, k) marginals"),
     "workload.seed": SEED,
@@ -177,6 +204,20 @@ RULES: dict[str, Rule] = {
     }.items()},
     **{f"algo.{algo}.{field}": integer(1, 10 ** 7, "pass Private-PGM iterations such as 1000")
        for algo in ("aim", "mst", "jam_pgm") for field in ("iters", "final_iters")},
+    **{f"algo.{algo}.alpha": real(0.0, 1.0, "pass the selection's share of a round such as 0.5",
+                                  open_low=True, open_high=True)
+       for algo in SUCCESSORS},
+    **{f"algo.{algo}.max_iters": integer(1, 10 ** 6, "pass optimisation steps per round, e.g. 100")
+       for algo in SUCCESSORS},
+    "algo.pep.max_domain_size": integer(1, 10 ** 9, "pass a cap on |X| such as 2000000"),
+    **{f"algo.{algo}.{field}": rule for algo in ("gem", "gem_pub", "rap")
+       for field, rule in _MIXTURE.items()},
+    **{f"algo.{algo}.{field}": rule for algo in ("gem", "gem_pub")
+       for field, rule in _GEM.items()},
+    **{f"algo.gem_pub.{field}": rule for field, rule in _GEM_PUB.items()},
+    "algo.rap.marginals_per_round": integer(1, 10 ** 4, "pass marginals measured per round, "
+                                                        "e.g. 2"),
+    "algo.rap.lr": real(0.0, 1e3, "pass an Adam learning rate such as 0.1", open_low=True),
 }
 
 

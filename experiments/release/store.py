@@ -17,7 +17,8 @@ Damaged records. A record that is empty, truncated, not JSON, not a record of th
 file, another version, or filed under another hash, seed or run) or missing a field is *damaged*:
 :meth:`ResultsStore.exists` moves it to ``records/.corrupt/`` with a warning naming both paths and
 reports it missing, so the run that finds it computes it again. :func:`scan` lists the records
-and the damaged files of a folder without moving anything (for ``scripts/collect.py``).
+and the damaged files of a folder without moving anything (for ``scripts/collect.py``), entries
+that are not regular files (a folder, a dangling link, a pipe) among the damaged.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from typing import Any, Iterator
 
 #: keys of the top-level config that do not change a record's numbers.
 RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "progress",
-                "cache_gb")
+                "cache_gb", "save_release", "release_rows")
 RECORD_VERSION = 1
 _TEMP_PREFIX = ".tmp-"
 CORRUPT_DIR = ".corrupt"
@@ -114,12 +115,21 @@ class ResultsStore:
         return target
 
     def paths(self) -> Iterator[Path]:
-        """Every finished record file (temp and quarantined files excluded), in sorted order."""
+        """Every finished record file (temp and quarantined files excluded), in sorted order;
+        entries named like records that are not regular files are left out (see
+        :meth:`odd_entries`)."""
+        return iter([p for p in self._entries() if _is_regular(p)])
+
+    def odd_entries(self) -> list[Path]:
+        """Entries named like records that are no regular file: a folder, a dangling link, a
+        pipe or a device (reading a pipe would block)."""
+        return [p for p in self._entries() if not _is_regular(p)]
+
+    def _entries(self) -> list[Path]:
         if not self.records_dir.is_dir():
-            return iter(())
-        return iter(sorted(p for p in self.records_dir.glob("*/*.json")
-                           if not p.name.startswith(_TEMP_PREFIX)
-                           and p.parent.name != CORRUPT_DIR))
+            return []
+        return sorted(p for p in self.records_dir.glob("*/*.json")
+                      if not p.name.startswith(_TEMP_PREFIX) and p.parent.name != CORRUPT_DIR)
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Every usable record; damaged files are skipped (see :func:`scan` to name them)."""
@@ -138,12 +148,22 @@ class ResultsStore:
         return len(stale)
 
 
+def _is_regular(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def load_record(path: Path) -> dict[str, Any]:
     """Read and validate one record file; :class:`DamagedRecordError` names what is wrong."""
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         raise DamagedRecordError(f"damaged record {path}: not UTF-8 text") from None
+    except OSError as err:
+        raise DamagedRecordError(f"damaged record {path}: cannot be read "
+                                 f"({err.strerror or err})") from None
     if not text.strip():
         raise DamagedRecordError(f"damaged record {path}: empty file")
     try:
@@ -178,7 +198,9 @@ def record_problem(record: Any, path: Path) -> str | None:
 
 def scan(store: ResultsStore) -> tuple[list[dict[str, Any]], list[str]]:
     """(usable records, one line per damaged file) of ``store``; nothing is moved."""
-    records, damaged = [], []
+    records = []
+    damaged = [f"damaged record {path}: not a regular file (a folder, a dangling link or a pipe)"
+               for path in store.odd_entries()]
     for path in store.paths():
         try:
             records.append(load_record(path))

@@ -35,8 +35,10 @@ from joblib import Parallel, delayed
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import UserError, hydra_error_line
-from experiments.release.checks import check_config, check_scalars
-from experiments.release.cli import CONF_DIR, CONFIG_NAME, job_overrides, to_plain
+from experiments.progress import Progress, clock, sweep_summary
+from experiments.release.checks import ConfigError, check_config, check_scalars
+from experiments.release.cli import (CONF_DIR, CONFIG_NAME, check_group_choices, job_overrides,
+                                     to_plain)
 from experiments.release.config import register_configs
 from experiments.release.problems import data_context
 from experiments.release.query_release import run_repetition
@@ -84,6 +86,7 @@ def compose_jobs(jobs: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         for overrides in jobs:
             parsed = parser.parse_overrides(list(overrides))
+            check_group_choices(parsed)
             groups = tuple(o.input_line for o in parsed if _is_group(o))
             if groups not in bases:
                 bases[groups] = _without_hydra(_compose(list(groups)))
@@ -196,31 +199,37 @@ def group_tasks(tasks: Sequence[Task]) -> list[list[Task]]:
 
 
 def check_all(configs: Sequence[dict[str, Any]]) -> None:
-    """Scalar checks on every config; the data checks (which build repetition 0's problem) once
-    per (algorithm, problem) and, for DualQuery, per (ε, η, s) — its round calibration."""
-    seen = set()
+    """Every check of the runner's pre-check on every config (the problems they build are
+    cached, so each one's data is loaded once); an error names the config."""
     for cfg in configs:
-        check_scalars(cfg)
-        algo = cfg["algo"]
-        key = json.dumps([algo, cfg["dataset"], cfg["public"], cfg["workload"],
-                          cfg["eps"] if algo["name"] == "dualquery" else None], sort_keys=True)
-        if key not in seen:
-            seen.add(key)
+        try:
+            check_scalars(cfg)
             with data_context(cfg["data_root"]):
                 check_config(cfg)
+        except ConfigError as err:
+            raise ConfigError(f"{describe(cfg)}: {err}") from None
 
 
-def run_group(group: Sequence[Task]) -> float:
-    """Run the tasks of one problem in this process (the problem is built once); seconds."""
+def describe(cfg: dict[str, Any]) -> str:
+    """``pmwpub on adult (public biased), eps=0.1, T=50``: a config in an error line."""
+    return (f"{cfg['algo']['name']} on {cfg['dataset']['name']} (public "
+            f"{cfg['public']['kind']}), eps={cfg['eps']:g}, T={cfg['T']}")
+
+
+def run_group(group: Sequence[Task]) -> tuple[float, int]:
+    """Run the tasks of one problem in this process (the problem is built once); (seconds, number
+    of tasks)."""
     tick = time.perf_counter()
     for task in group:
         run_repetition(task.cfg, task.run)
-    return time.perf_counter() - tick
+    return time.perf_counter() - tick, len(group)
 
 
 def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = False,
               check: bool = True, log=None) -> SweepReport:
-    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers."""
+    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers,
+    printing ``task i/N`` lines with the elapsed time and the time left, and one closing line
+    (:mod:`experiments.progress`)."""
     log = log or (lambda text: print(text, flush=True))
     tick = time.perf_counter()
     if check:
@@ -229,18 +238,21 @@ def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = 
     groups = group_tasks(todo)
     log(f"{len(configs)} configs, {len(todo) + skipped} tasks: {skipped} stored, "
         f"{len(todo)} to run in {len(groups)} problem groups on {n_jobs} worker(s)")
+    progress = Progress(total=len(todo), unit="task")
     times = []
     if n_jobs == 1:
         finished = map(run_group, groups)
     else:
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
         finished = parallel(delayed(run_group)(group) for group in groups)
-    for seconds in finished:
+    for seconds, count in finished:
         times.append(seconds)
-        log(f"  group {len(times)}/{len(groups)} done ({seconds:.1f} s); "
-            f"{time.perf_counter() - tick:.0f} s elapsed")
-    return SweepReport(len(configs), len(todo) + skipped, skipped, len(groups),
-                       time.perf_counter() - tick, times)
+        log("  " + progress.step(f"group {len(times)}/{len(groups)} in {clock(seconds)}", count))
+    wall = time.perf_counter() - tick
+    missing = len(pending_tasks(configs)[0])
+    log(sweep_summary(new=len(todo) - missing, reused=skipped, missing=missing, wall=wall,
+                      where=[str(d) for d in results_dirs(configs)]))
+    return SweepReport(len(configs), len(todo) + skipped, skipped, len(groups), wall, times)
 
 
 def results_dirs(configs: Sequence[dict[str, Any]]) -> list[Path]:

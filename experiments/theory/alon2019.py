@@ -27,6 +27,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
+from experiments.theory.progress import part, plan  # noqa: E402
 from experiments.theory.runner import register, save_figure  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.bounds.search import smallest_integer  # noqa: E402
@@ -421,29 +422,36 @@ def run(cfg) -> None:
     store = RecordStore(out / "records")
     parts = set(cfg.parts)
     fits = []
+    plan([p for p in ('cover', 'asspp', 'lower_bound', 'growing', 'audit', 'reduction') if p in parts])
     if "cover" in parts:
-        table = cover_sweep(cfg, store)
-        table.to_csv(out / "cover_npub.csv", index=False)
-        fit_slopes(table, cfg.seed).to_csv(out / "cover_slopes.csv", index=False)
-        plot_cover(out, table)
+        with part("cover"):
+            table = cover_sweep(cfg, store)
+            table.to_csv(out / "cover_npub.csv", index=False)
+            fit_slopes(table, cfg.seed).to_csv(out / "cover_slopes.csv", index=False)
+            plot_cover(out, table)
     if "asspp" in parts:
-        table = asspp_sweep(cfg, store)
-        table.to_csv(out / "asspp_nstar.csv", index=False)
-        asspp_fits(table, cfg).to_csv(out / "asspp_slopes.csv", index=False)
-        fits += plot_asspp(out, table, cfg)
+        with part("asspp"):
+            table = asspp_sweep(cfg, store)
+            table.to_csv(out / "asspp_nstar.csv", index=False)
+            asspp_fits(table, cfg).to_csv(out / "asspp_slopes.csv", index=False)
+            fits += plot_asspp(out, table, cfg)
     lb = gr = None
     if "lower_bound" in parts:
-        lb = lower_bound_table(cfg, store)
-        lb.to_csv(out / "lower_bound.csv", index=False)
+        with part("lower_bound"):
+            lb = lower_bound_table(cfg, store)
+            lb.to_csv(out / "lower_bound.csv", index=False)
     if "growing" in parts:
-        gr = growing_sweep(cfg, store)
-        gr.to_csv(out / "growing_cover.csv", index=False)
-        growing_fits(gr, cfg).to_csv(out / "growing_slopes.csv", index=False)
+        with part("growing"):
+            gr = growing_sweep(cfg, store)
+            gr.to_csv(out / "growing_cover.csv", index=False)
+            growing_fits(gr, cfg).to_csv(out / "growing_slopes.csv", index=False)
     if lb is not None or gr is not None:
         plot_lower_bound_and_growing(out, lb, gr, cfg)
     if "audit" in parts:
-        audit_table(cfg).to_csv(out / "audits.csv", index=False)
+        with part("audit"):
+            audit_table(cfg).to_csv(out / "audits.csv", index=False)
     if "reduction" in parts:
-        reduction_sweep(cfg, store).to_csv(out / "reduction_b.csv", index=False)
+        with part("reduction"):
+            reduction_sweep(cfg, store).to_csv(out / "reduction_b.csv", index=False)
     if fits:
         pd.DataFrame(fits).to_csv(out / "bound_fits.csv", index=False)

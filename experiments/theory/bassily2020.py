@@ -28,6 +28,7 @@ from omegaconf import DictConfig
 
 from experiments.theory.runner import register, save_figure, seeded_rng, write_summary
 from pubpriv_core.bounds import evaluate
+from experiments.theory.progress import part, plan
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity
 from pubpriv_core.learning import bassily2020 as bc
 from pubpriv_core.learning.slopes import bootstrap_slope, fit_constant
@@ -342,13 +343,19 @@ def plot_extra(regime: pd.DataFrame, apap_p: pd.DataFrame, dich: pd.DataFrame, f
 def run(cfg: DictConfig) -> None:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    stumps = stumps_sweep(cfg, out)
-    apap = apap_sweep(cfg, out)
+    plan(["stumps", "apap", "regime", "apap_p", "dichotomy"])
+    with part("stumps"):
+        stumps = stumps_sweep(cfg, out)
+    with part("apap"):
+        apap = apap_sweep(cfg, out)
     plot(apap, stumps, cfg, out)
     summary = summarize(apap, stumps)
-    regime = regime_sweep(cfg, out)
-    apap_p, fits = apap_p_sweep(cfg, out, seeded_rng(cfg, 13))
-    dich = dichotomy_sweep(cfg, out)
+    with part("regime"):
+        regime = regime_sweep(cfg, out)
+    with part("apap_p"):
+        apap_p, fits = apap_p_sweep(cfg, out, seeded_rng(cfg, 13))
+    with part("dichotomy"):
+        dich = dichotomy_sweep(cfg, out)
     plot_extra(regime, apap_p, dich, fits, cfg, out)
     write_summary(out, {**summary, "apap_vs_p": fits})
 

@@ -23,6 +23,7 @@ import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from experiments.theory.fits import bound_curve, repeated_nstar, slope_row  # noqa: E402
+from experiments.theory.progress import part, plan  # noqa: E402
 from experiments.theory.runner import register, save_figure  # noqa: E402
 from pubpriv_core.bounds import evaluate  # noqa: E402
 from pubpriv_core.learning import (FiniteDistribution, PointFunctions, RecordStore,  # noqa: E402
@@ -459,36 +460,45 @@ def run(cfg) -> None:
     store = RecordStore(out / "records")
     parts = set(cfg.parts)
     nstar = interval = release = None
+    plan([p for p in ('point', 'curves', 'interval', 'family', 'reconstruction', 'seed', 'audit', 'release') if p in parts])
     if "point" in parts:
-        nstar, bounds = point_sweep(cfg, store), point_bounds(cfg)
-        nstar.to_csv(out / "point_nstar.csv", index=False)
-        bounds.to_csv(out / "point_bounds.csv", index=False)
-        plot_point(out, nstar, bounds, cfg)
+        with part("point"):
+            nstar, bounds = point_sweep(cfg, store), point_bounds(cfg)
+            nstar.to_csv(out / "point_nstar.csv", index=False)
+            bounds.to_csv(out / "point_bounds.csv", index=False)
+            plot_point(out, nstar, bounds, cfg)
     if "curves" in parts:
-        curves = curve_sweep(cfg, store)
-        curves.to_csv(out / "success_curves.csv", index=False)
-        plot_curves(out, curves)
+        with part("curves"):
+            curves = curve_sweep(cfg, store)
+            curves.to_csv(out / "success_curves.csv", index=False)
+            plot_curves(out, curves)
     if "interval" in parts:
-        interval = interval_sweep(cfg, store)
-        interval.to_csv(out / "interval_nstar.csv", index=False)
-        plot_interval(out, interval)
+        with part("interval"):
+            interval = interval_sweep(cfg, store)
+            interval.to_csv(out / "interval_nstar.csv", index=False)
+            plot_interval(out, interval)
     if "family" in parts:
-        family_sweep(cfg, store).to_csv(out / "family_nstar.csv", index=False)
+        with part("family"):
+            family_sweep(cfg, store).to_csv(out / "family_nstar.csv", index=False)
     if "reconstruction" in parts:
-        table = reconstruction_table(cfg, store)
-        table.to_csv(out / "reconstruction.csv", index=False)
-        plot_reconstruction(out, table)
+        with part("reconstruction"):
+            table = reconstruction_table(cfg, store)
+            table.to_csv(out / "reconstruction.csv", index=False)
+            plot_reconstruction(out, table)
     if "seed" in parts:
-        seeds, weights = seed_sweep(cfg, store), weight_table(cfg, store)
-        seeds.to_csv(out / "seed_nstar.csv", index=False)
-        weights.to_csv(out / "weights.csv", index=False)
-        plot_seed_and_weights(out, seeds, weights, cfg)
+        with part("seed"):
+            seeds, weights = seed_sweep(cfg, store), weight_table(cfg, store)
+            seeds.to_csv(out / "seed_nstar.csv", index=False)
+            weights.to_csv(out / "weights.csv", index=False)
+            plot_seed_and_weights(out, seeds, weights, cfg)
     if "audit" in parts:
-        audit_table(cfg).to_csv(out / "audits.csv", index=False)
+        with part("audit"):
+            audit_table(cfg).to_csv(out / "audits.csv", index=False)
     if "release" in parts:
-        release, bounds = release_sweep(cfg, store), release_bounds(cfg)
-        release.to_csv(out / "release_nstar.csv", index=False)
-        bounds.to_csv(out / "release_bounds.csv", index=False)
-        pd.DataFrame([plot_release(out, release, bounds)]).to_csv(out / "bound_fits.csv", index=False)
+        with part("release"):
+            release, bounds = release_sweep(cfg, store), release_bounds(cfg)
+            release.to_csv(out / "release_nstar.csv", index=False)
+            bounds.to_csv(out / "release_bounds.csv", index=False)
+            pd.DataFrame([plot_release(out, release, bounds)]).to_csv(out / "bound_fits.csv", index=False)
     if nstar is not None or interval is not None or release is not None:
         slopes_table(cfg, nstar, interval, release).to_csv(out / "slopes.csv", index=False)

@@ -19,6 +19,10 @@ from pubpriv_core.bounds import evaluate, get_bound, list_bounds  # noqa: E402
 from pubpriv_core.bounds.curves import PAPERS  # noqa: E402
 
 
+class BoundInputError(ValueError):
+    """A bound id, parameter or value the command line cannot use (exit status 2)."""
+
+
 def parse_value(text: str):
     """'8' → 8, '1e-5' → 1e-05, '2**40' → 2**40 (exact int)."""
     if "**" in text:
@@ -35,11 +39,12 @@ def parse_params(pairs: list[str]) -> dict:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep:
-            raise SystemExit(f"bad parameter {pair!r}; write name=value, e.g. alpha=0.1")
+            raise BoundInputError(f"bad parameter {pair!r}; write name=value, e.g. alpha=0.1")
         try:
             params[name] = parse_value(value)
         except ValueError:
-            raise SystemExit(f"bad value in {pair!r}; use a number, e.g. {name}=0.1") from None
+            raise BoundInputError(f"bad value in {pair!r}; use a number, e.g. {name}=0.1") \
+                from None
     return params
 
 
@@ -47,8 +52,10 @@ def print_value(bound_id: str, pairs: list[str]) -> None:
     """Evaluate one bound at the ``name=value`` pairs and print its value and details."""
     try:
         r = evaluate(bound_id, **parse_params(pairs))
+    except BoundInputError:
+        raise
     except (KeyError, TypeError, ValueError, ArithmeticError) as err:
-        raise SystemExit(f"error: {err.args[0]}") from None
+        raise BoundInputError(str(err.args[0])) from None
     kind = "explicit constants" if r.explicit else "O(·) shape, constant c"
     print(f"{r.id} = {r.value:.6g}   [{kind}; variant: {r.variant}]")
     print("  statement: " + " ".join(get_bound(bound_id).statement.split()))
@@ -69,7 +76,7 @@ def print_statement(bound_id: str) -> None:
     try:
         b = get_bound(bound_id)
     except KeyError as err:
-        raise SystemExit(f"error: {err.args[0]}") from None
+        raise BoundInputError(str(err.args[0])) from None
     print(f"{b.id}({b.signature()})  explicit={b.explicit} variant={b.variant}\n")
     print(b.statement)
 

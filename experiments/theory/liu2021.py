@@ -29,6 +29,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from omegaconf import DictConfig
 
+from experiments.theory.progress import part, plan
 from experiments.theory.runner import progress_logging, register, save_figure, seeded_rng, stream_rng, write_summary
 from pubpriv_core.algorithms.best_mixture import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
@@ -410,16 +411,23 @@ def plot_thm44(sup: pd.DataFrame, dom: pd.DataFrame, fits: dict, out: Path) -> N
 def run(cfg: DictConfig) -> None:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    mix = mixture_sweep(cfg, out)
-    pmw = pmwpub_sweep(cfg, out)
+    plan(["mixture", "pmwpub", "support", "domain", "lemma42", "audit"])
+    with part("mixture"):
+        mix = mixture_sweep(cfg, out)
+    with part("pmwpub"):
+        pmw = pmwpub_sweep(cfg, out)
     plot(mix, pmw, cfg, out)
     rng = seeded_rng(cfg, 9)
     summary = summarize(mix, pmw, cfg, rng)
-    sup, sup_fit = sweep(cfg, out, "support", rng)
-    dom, dom_fit = sweep(cfg, out, "domain", rng)
+    with part("support"):
+        sup, sup_fit = sweep(cfg, out, "support", rng)
+    with part("domain"):
+        dom, dom_fit = sweep(cfg, out, "domain", rng)
     plot_thm44(sup, dom, {"support": sup_fit, "domain": dom_fit}, out)
-    lemma42(cfg, out)
-    audit(cfg, out)
+    with part("lemma42"):
+        lemma42(cfg, out)
+    with part("audit"):
+        audit(cfg, out)
     write_summary(out, {**summary, "support": sup_fit, "domain": dom_fit})
 
 

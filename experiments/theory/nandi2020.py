@@ -29,6 +29,7 @@ from omegaconf import DictConfig
 
 from experiments.theory.fits import bound_curve, repeated_nstar, slope_row
 from experiments.theory.runner import register, save_figure, write_summary
+from experiments.theory.progress import part, plan
 from pubpriv_core.learning import RecordStore, empirical_sample_complexity, run_trials
 from pubpriv_core.learning import nandi2020 as nb
 from pubpriv_core.learning import nandi2020_unions as nu
@@ -381,13 +382,18 @@ def noise_table(cfg, out: Path) -> pd.DataFrame:
 def run(cfg: DictConfig) -> None:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    literal_table(cfg, out)
-    df = pcqr_sweep(cfg, out)
+    plan(["literal", "pcqr", *(name for name in ("unions", "noise", "universal")
+                               if cfg[name].enabled)])
+    with part("literal"):
+        literal_table(cfg, out)
+    with part("pcqr"):
+        df = pcqr_sweep(cfg, out)
     table = slopes(df, cfg)
     fits = [f | {"sweep": "m"} for f in plot_pcqr(df, cfg, out)]
     summary = {"ratio_agprivcl_over_btt18": ratios(df)}
     if cfg.unions.enabled:
-        ud = union_sweep(cfg, out)
+        with part("unions"):
+            ud = union_sweep(cfg, out)
         table = pd.concat([table, union_slopes(ud, cfg)], ignore_index=True)
         fits += plot_unions(ud, cfg, out)
     table.to_csv(out / "slopes.csv", index=False)
@@ -395,9 +401,11 @@ def run(cfg: DictConfig) -> None:
     summary["slopes"] = table.to_dict(orient="records")
     summary["bound_fits"] = fits
     if cfg.noise.enabled:
-        summary["noise"] = noise_table(cfg, out).to_dict(orient="records")
+        with part("noise"):
+            summary["noise"] = noise_table(cfg, out).to_dict(orient="records")
     if cfg.universal.enabled:
-        summary["universal"] = universal_table(cfg, out).to_dict(orient="records")
+        with part("universal"):
+            summary["universal"] = universal_table(cfg, out).to_dict(orient="records")
     write_summary(out, summary)
 
 

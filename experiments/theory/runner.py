@@ -11,8 +11,10 @@ results folder).  Usage::
 Hydra app (``cfg.experiment`` or the preset node itself).
 Every experiment writes one JSON record per finished (setting, n) block through
 ``pubpriv_core.learning.RecordStore`` under ``<out>/records`` and skips existing ones, so an
-interrupted run resumes; each finished block is a timestamped ``block done: <key>`` line on
-stderr (the progress of a run that takes minutes to an hour).
+interrupted run resumes. Progress (:mod:`experiments.theory.progress`): ``part i/P`` lines with the
+elapsed time and the time left, a ``block done: <key> (k new this run; elapsed)`` line per block
+and one closing line; ``--verbose`` prints the composed config first; Ctrl-C is one line and
+status 130.
 """
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ from typing import Callable
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.console import fail, hydra_error_line
+from experiments.console import (EXIT_FAULT, EXIT_INTERRUPTED, fail, hydra_error_line,
+                                 quiet_workers, write_failure_line)
+from experiments.theory.preset_checks import check_against_preset, check_output
 
 REGISTRY: dict[str, Callable[[DictConfig], None]] = {}
 PARTS: dict[str, tuple[str, ...]] = {}   # the parts an experiment can run (``experiment.parts``)
@@ -83,48 +87,89 @@ def _lookup(name: str) -> Callable[[DictConfig], None]:
 
 
 def run_theory(cfg: DictConfig) -> None:
-    """Dispatch a composed config to its registered experiment."""
+    """Dispatch a composed config to its registered experiment, after the checks that need no
+    work: the experiment and its parts exist, the output folder can be written."""
     node = cfg.experiment if "experiment" in cfg else cfg
     if "name" not in node:
         raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
     fn = _lookup(str(node.name))
-    unknown = sorted(set(node.get("parts") or ()) - set(PARTS[str(node.name)]))
+    check_output(node.get("out"))
+    known = list(PARTS[str(node.name)])
+    unknown = sorted(set(node.get("parts") or ()) - set(known))
     if unknown:
-        raise ValueError(f"experiment.parts has unknown {unknown}; choose from {list(PARTS[str(node.name)])}")
+        raise ValueError(f"experiment.parts has unknown {unknown}; choose from {known}")
+    if node.get("parts") is not None and not node.parts:
+        raise ValueError(f"experiment.parts is empty, nothing would run; choose from {known}")
     fn(node)
 
 
+def theory_presets() -> list[str]:
+    """The theory presets of ``conf/experiment`` (``theory_<paper>``)."""
+    return sorted(p.stem for p in (CONF_DIR / "experiment").glob("theory_*.yaml"))
+
+
 def compose(argv: list[str]) -> DictConfig:
-    """Compose ``conf/experiment/<preset>.yaml`` with Hydra and apply the remaining overrides."""
+    """Compose ``conf/experiment/<preset>.yaml`` with Hydra, apply the remaining overrides and
+    check the result against the preset (:mod:`experiments.theory.preset_checks`)."""
     from hydra import compose as hydra_compose, initialize_config_dir
 
     presets = [a for a in argv if a.startswith("experiment=")]
-    if len(presets) != 1:
-        raise SystemExit("usage: python -m experiments.theory experiment=theory_<paper> [key=value ...]")
+    if len(presets) != 1 or presets[0].partition("=")[2] not in theory_presets():
+        given = f"got {' '.join(presets)}" if presets else "got none"
+        raise ValueError(f"pass exactly one theory preset experiment=<name> ({given}); choose "
+                         f"one of: {', '.join(theory_presets())}")
     rest = [a for a in argv if a not in presets]
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        return hydra_compose(overrides=["+" + presets[0], *rest])
+        cfg = hydra_compose(overrides=["+" + presets[0], *rest])
+        preset = hydra_compose(overrides=["+" + presets[0]])
+    check_against_preset(OmegaConf.to_container(cfg.experiment, resolve=True),
+                         OmegaConf.to_container(preset.experiment, resolve=True))
+    return cfg
 
 
 def progress_logging() -> None:
-    """One timestamped ``block done: <key>`` line on stderr per finished block (also in joblib
-    workers, which call this before storing; a no-op where logging is already set up)."""
+    """Timestamped progress lines on stderr (also in joblib workers, which call this before
+    storing; a no-op where logging is already set up)."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s",
                         datefmt="%H:%M:%S")
 
 
+VERBOSE = ("-v", "--verbose")
+
+
 def main(argv: list[str] | None = None) -> None:
-    """CLI: bad input (unknown preset or key, unknown experiment, a bad value) is one line on
-    stderr and exit status 2, as in ``run.py``."""
+    """CLI with ``run.py``'s rules: bad input (no or several presets, an unknown key, a value
+    unlike the preset's, an unwritable ``out``, an unknown part) is one ``error:`` line and
+    status 2 before any work; a failed write is one line and status 1; Ctrl-C one
+    ``interrupted:`` line and status 130 (finished blocks are kept: a re-run resumes).
+    ``--verbose`` prints the composed config first; progress is ``part i/P`` and ``block done``
+    lines (:mod:`experiments.theory.progress`) and one closing line."""
+    from experiments.theory.progress import theory_run
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verbose = any(a in VERBOSE for a in argv)
+    argv = [a for a in argv if a not in VERBOSE]
     progress_logging()
+    current = None
     try:
-        cfg = compose(sys.argv[1:] if argv is None else argv)
-        print(OmegaConf.to_yaml(cfg))
-        run_theory(cfg)
+        cfg = compose(argv)
+        node = cfg.experiment if "experiment" in cfg else cfg
+        if verbose:
+            print(OmegaConf.to_yaml(cfg))
+        with theory_run(str(node.get("name", "?")), Path(str(node.get("out", "."))) / "records") \
+                as current, quiet_workers():
+            run_theory(cfg)
+            current.say(current.closing())
+    except KeyboardInterrupt:
+        print(current.interrupted() if current else "interrupted: before any block started, "
+              "nothing written; re-run the same command to resume", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
     except (KeyError, ValueError) as err:
         fail(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
+    except OSError as err:
+        fail(write_failure_line(err), EXIT_FAULT)
     except Exception as err:
         if type(err).__module__.split(".")[0] not in ("hydra", "omegaconf"):
             raise
-        fail(hydra_error_line(err))
-
+        fail(hydra_error_line(err).replace("`python run.py --cfg job` lists the valid keys",
+                                           "`--verbose` prints the preset's keys"))

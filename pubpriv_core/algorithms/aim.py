@@ -38,6 +38,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 
 from pubpriv_core.algorithms import junction_size, pgm
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 from pubpriv_core.algorithms.select_measure import (MarginalData, MeasurementSet, Mechanisms,
                                                     check_fraction, check_model_size,
                                                     check_positive_int, expected_noise_l1,
@@ -93,6 +94,25 @@ class AIMOptions:
                              "pass e.g. 1.0")
 
 
+def initial_scales(rho: float, d: int, opts: AIMOptions) -> tuple[float, float]:
+    """(σ₀, ε₀) for the budget scale T = ``rounds`` (null: 16·d): σ₀ = Δ₂·sqrt(T/(2αρ)),
+    ε₀ = sqrt(8(1 − α)ρ/T) (Alg. 2 lines 4, 9), so a round costs ρ/T."""
+    scale = opts.rounds or 16 * d
+    return (relation(opts.relation).marginal_l2 * math.sqrt(scale / (2 * opts.alpha * rho)),
+            math.sqrt(8 * (1 - opts.alpha) * rho / scale))
+
+
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+    """The input checks of :func:`run_aim`, without running: the options, ρ(ε, δ), and the
+    first round's σ₀, ε₀ and charges Δ₂²/(2σ₀²), ε₀²/8 as positive finite numbers."""
+    opts = AIMOptions.from_config(problem, options)
+    sigma, eps0 = initial_scales(target_rho(eps, delta), len(problem.private.domain), opts)
+    l2 = relation(opts.relation).marginal_l2
+    check_steps(f"AIM at eps={eps:g}", sigma=sigma, eps=eps0,
+                **{"measurement charge": l2 ** 2 / (2 * sigma ** 2),
+                   "selection charge": eps0 ** 2 / 8})
+
+
 def public_tree(data: MarginalData, domain) -> list[pgm.Clique]:
     """The pairs of a maximum spanning tree over the attributes, pair (a, b) weighted by the
     public proxies' dependence ‖ŷ_ab − ŷ_a ⊗ ŷ_b / n‖₁ (no private data read)."""
@@ -121,9 +141,7 @@ class AIMRun:
         workload = pgm.workload_cliques(problem.workload)
         self.candidates = pgm.downward_closure(workload, problem.private.domain)
         self.weight = {r: sum(len(set(r) & set(s)) for s in workload) for r in self.candidates}
-        scale = opts.rounds or 16 * len(self.domain)
-        self.sigma = self.relation.marginal_l2 * math.sqrt(scale / (2 * opts.alpha * rho))
-        self.eps = math.sqrt(8 * (1 - opts.alpha) * rho / scale)
+        self.sigma, self.eps = initial_scales(rho, len(self.domain), opts)
         self.private = MeasurementSet()
         self.public = MeasurementSet()
         if opts.public_init:

@@ -12,6 +12,12 @@ import numpy as np
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 
 
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int) -> None:
+    """The input check of :func:`run_public_only`: a public source exists."""
+    if problem.public_support is None:
+        raise ValueError("public_only needs a public source; set public=... in the config")
+
+
 def run_public_only(problem: ReleaseProblem, eps: float, delta: float, T: int,
                     rng: np.random.Generator) -> Release:
     """Release A_0 unchanged; ``eps``, ``T`` and ``rng`` are ignored (no privacy is spent)."""

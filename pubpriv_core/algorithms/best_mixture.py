@@ -26,8 +26,9 @@ import scipy.sparse as sp
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, MixtureSolution,
+from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, MixtureSolution,  # noqa: F401
                                                 constraint_generation, plain_lp)
+from pubpriv_core.algorithms.mixture_operator import SupportIncidence
 from pubpriv_core.algorithms.multiplicative_weights import MWState
 from pubpriv_core.queries import SupportAnswerer
 
@@ -51,14 +52,24 @@ def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
 
 def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
                        anchor: np.ndarray,
-                       time_limit: float = DEFAULT_LP_TIME_LIMIT) -> MixtureSolution:
+                       time_limit: float = DEFAULT_LP_TIME_LIMIT,
+                       on_time_limit: str = "raise",
+                       max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS,
+                       progress=None) -> MixtureSolution:
     """Exact f(X̂) by constraint generation from ``anchor`` (the public distribution A_0); the
     cells joining per round are spread over the marginals. Its active cells count the absent
-    cells at the value too (where f = c, those are the cells that set it)."""
+    cells at the value too (where f = c, those are the cells that set it). At ``time_limit``:
+    raise, or (``on_time_limit="interval"``) return the certified interval [lower, value]
+    reached (:func:`~.mixture_lp.constraint_generation`). Past ``max_nonzeros`` (|X̂|·W) the
+    incidence matrix is not built: the engine serves as the operator
+    (:class:`~.mixture_operator.SupportIncidence`). ``progress`` is passed on to
+    :func:`~.mixture_lp.constraint_generation`."""
     present, floor = _split(answerer, true_answers)
-    solution = constraint_generation(present_incidence(answerer), true_answers[present], floor,
-                                     anchor, time_limit,
-                                     groups=answerer.workload.marginal_of(present))
+    too_big = answerer.size * answerer.workload.num_marginals > max_nonzeros
+    matrix = SupportIncidence(answerer) if too_big else present_incidence(answerer)
+    solution = constraint_generation(matrix, true_answers[present], floor, anchor, time_limit,
+                                     groups=answerer.workload.marginal_of(present),
+                                     on_time_limit=on_time_limit, progress=progress)
     absent = np.delete(true_answers, present)
     at_value = int(np.count_nonzero(absent >= solution.value - TOL))
     return dataclasses.replace(solution, active_cells=solution.active_cells + at_value)
@@ -111,36 +122,53 @@ def dp_best_mixture_error(problem: ReleaseProblem, eps_f: float,
     return float(privacy.laplace_mechanism(value, 1.0 / (problem.n * eps_f), rng))
 
 
-def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
-                     rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
-                     lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
-    """Non-private reference: the best reweighting of X̂ (LP optimum, else the MW estimate).
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, method: str = "both",
+          mw_iters: int = 100, lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> None:
+    """The input checks of :func:`run_best_mixture`, without solving: the method and a public
+    source."""
+    _check_method(method)
+    if problem.public_support is None:
+        raise ValueError("best_mixture needs a public source; set public=... in the config")
 
-    ``eps``, ``T`` and ``rng`` are ignored; ρ = 0 because nothing is released about D̃ beyond a
-    reference line. The trace carries ``lp_value`` (certified to 1e-9), ``lp_lower``, the
-    constraint generation's ``lp_rounds``, ``lp_working_cells``, ``lp_active_cells`` and
-    ``lp_seconds``, and ``mw_value`` (NaN when not computed or, with ``method="both"``, when the
-    LP hits ``lp_time_limit``: the MW estimate is kept then).
-    """
+
+def _check_method(method: str) -> None:
     if method not in METHODS:
         raise ValueError(f"unknown best_mixture method {method!r}; choose one of "
                          f"{', '.join(METHODS)}")
+
+
+def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                     rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
+                     lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
+    """Non-private reference: the best reweighting of X̂ (LP optimum, else the best found).
+
+    ``eps``, ``T`` and ``rng`` are ignored; ρ = 0 because nothing is released about D̃ beyond a
+    reference line. The trace carries ``lp_value`` (certified to 1e-9; NaN when the LP was not
+    run or not certified within ``lp_time_limit``), ``lp_lower``, the constraint generation's
+    ``lp_rounds``, ``lp_working_cells``, ``lp_active_cells`` and ``lp_seconds``, ``mw_value``
+    (the paper's MW estimate; NaN when not computed), and the interval f ∈ [``mixture_lower``,
+    ``mixture_upper``] with ``mixture_certified`` (upper − lower ≤ 1e-9): the lower bound is the
+    LP's level τ (at least the absent-cell floor c, the bound with no LP), the upper bound the
+    smallest max error of any reweighting found (the LP's μ, the MW estimate's best iterate).
+    """
+    _check_method(method)
     start = time.perf_counter()
     answerer = problem.public_answerer
     trace = {"lp_value": float("nan"), "mw_value": float("nan"), "method": method}
-    weights = None
+    lower, upper, weights = _split(answerer, problem.true_answers)[1], np.inf, None
     if method in ("mw", "both"):
         trace["mw_value"], weights = best_mixture_mw(answerer, problem.true_answers,
                                                      problem.public_weights, mw_iters)
+        upper = trace["mw_value"]
     if method in ("lp", "both"):
-        try:
-            solution = best_mixture_exact(answerer, problem.true_answers,
-                                          problem.public_weights, lp_time_limit)
-            weights = solution.weights
-            trace.update(_lp_trace(solution))
-        except LPTimeLimitError:
-            if method == "lp":
-                raise
+        solution = best_mixture_exact(answerer, problem.true_answers, problem.public_weights,
+                                      lp_time_limit, on_time_limit="interval")
+        trace.update(_lp_trace(solution))
+        lower = max(lower, solution.lower)
+        if solution.value <= upper:
+            upper, weights = solution.value, solution.weights
+    trace.update({"mixture_lower": lower, "mixture_upper": upper,
+                  "mixture_certified": bool(upper - lower <= TOL)})
     return Release("best_mixture", weights=weights,
                    answers=answerer.expand(answerer.answer(weights)), rho=0.0,
                    eps=0.0, delta=delta, support=problem.public_support, trace=trace,
@@ -148,6 +176,7 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
 
 
 def _lp_trace(solution: MixtureSolution) -> dict:
-    return {"lp_value": solution.value, "lp_lower": solution.lower,
-            "lp_rounds": solution.rounds, "lp_working_cells": solution.working_cells,
+    return {"lp_value": solution.value if solution.certified else float("nan"),
+            "lp_lower": solution.lower, "lp_rounds": solution.rounds,
+            "lp_working_cells": solution.working_cells,
             "lp_active_cells": solution.active_cells, "lp_seconds": solution.runtime_s}

@@ -35,6 +35,7 @@ import numpy as np
 
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.best_response import BestResponse, net_cell_weights
+from pubpriv_core.algorithms.budget_checks import target_rho
 from pubpriv_core.privacy import (ZCDPBudget, advanced_composition, bounded_range_zcdp,
                                   eps_from_rho, rho_from_eps)
 from pubpriv_core.privacy._checks import count, generator, positive, probability
@@ -146,6 +147,16 @@ class QueryPlayer:
         self.rounds += 1
 
 
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, eta: float = 2.0,
+          samples: int = 200, max_T: int | None = None, accounting: str = "advanced") -> None:
+    """The input checks of :func:`run_dualquery`, without running: ρ(ε, δ) under zCDP
+    accounting, and the calibration leaving at least two rounds within ``max_T``."""
+    if accounting == "zcdp":
+        target_rho(eps, delta)
+    calibrated = calibrate_rounds(eps, delta, problem.n, eta, samples, accounting)
+    _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, n={problem.n}")
+
+
 def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                   rng: np.random.Generator, eta: float = 2.0, samples: int = 200,
                   max_T: int | None = None, accounting: str = "advanced") -> Release:
@@ -174,6 +185,7 @@ def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     if accounting == "zcdp":
         ledger = bounded_range_ledger(eps, delta, eta, samples, rounds, problem.n)
         rho, spent = ledger.spent, ledger.eps(delta)
+        trace["ledger"] = list(ledger.ledger)
     return Release("dualquery", weights=weights, answers=answers, rho=rho, eps=spent,
                    delta=delta, support=records, trace=trace, runtime_s=runtime,
                    iterations=rounds)

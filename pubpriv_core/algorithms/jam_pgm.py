@@ -36,6 +36,7 @@ import numpy as np
 
 from pubpriv_core.algorithms import junction_size, pgm
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, MarginalData, MeasurementSet,
                                                     Mechanisms, check_fraction,
                                                     check_model_size, check_positive_int,
@@ -75,6 +76,36 @@ class JAMOptions:
         pgm.check_estimator(self.estimator)
 
 
+def round_scales(rho_t: float, alpha: float) -> tuple[float, float]:
+    """(selection ε_t, measurement σ_t) of a round with budget ρ_t: ε_t = sqrt(8αρ_t) and
+    σ_t = √2/sqrt(2(1 − α)ρ_t) (replace-one, L2 √2)."""
+    return math.sqrt(8.0 * alpha * rho_t), 1.0 / math.sqrt((1.0 - alpha) * rho_t)
+
+
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+    """The input checks of :func:`run_jam_pgm`, without running: the options, a public source,
+    ρ(ε, δ), the first round's ε_t, σ_t and charges as positive finite numbers, and a candidate
+    within the first round's size limit MAX-SIZE/T."""
+    opts = JAMOptions.from_config(problem, options)
+    rho_t = target_rho(eps, delta) / opts.rounds
+    eps_t, sigma_t = round_scales(rho_t, opts.alpha)
+    check_steps(f"JAM-PGM at eps={eps:g} over algo.rounds={opts.rounds}", **{
+        "budget rho_t": rho_t, "selection eps": eps_t, "sigma": sigma_t,
+        "selection charge": eps_t ** 2 / 8, "measurement charge": 1.0 / sigma_t ** 2})
+    limit_mb = opts.max_model_size / opts.rounds
+    candidates = pgm.downward_closure(pgm.workload_cliques(problem.workload),
+                                      problem.private.domain)
+    if not junction_size.within_limit(pgm.to_mbi(problem.private.domain), [], candidates,
+                                      limit_mb).any():
+        raise _no_candidate(opts, limit_mb)
+
+
+def _no_candidate(opts: JAMOptions, limit_mb: float) -> ValueError:
+    return ValueError(f"algo.max_model_size={opts.max_model_size:g} MB leaves no candidate "
+                      f"within the first round's limit MAX-SIZE/T = {limit_mb:.3g} MB "
+                      f"(T = algo.rounds = {opts.rounds}); raise it or lower algo.rounds")
+
+
 class JAMRun:
     """The state of one JAM-PGM run."""
 
@@ -100,9 +131,7 @@ class JAMRun:
         keep = junction_size.within_limit(self.domain, self.measurements.cliques,
                                           self.candidates, limit_mb)
         if not keep.any():
-            raise ValueError(f"algo.max_model_size={self.opts.max_model_size:g} MB leaves no "
-                             f"candidate within the first round's limit MAX-SIZE/T = "
-                             f"{limit_mb:.3g} MB; raise it or lower algo.rounds")
+            raise _no_candidate(self.opts, limit_mb)
         self.candidates = [r for r, ok in zip(self.candidates, keep) if ok]
         return self.candidates
 
@@ -122,8 +151,7 @@ class JAMRun:
         """Round t: budget, joint selection, measurement or public proxy, refit."""
         spent = self.mechanisms.budget.spent
         rho_t = (self.rho - spent) / (self.opts.rounds - t)
-        eps = math.sqrt(8.0 * self.opts.alpha * rho_t)
-        sigma = 1.0 / math.sqrt((1.0 - self.opts.alpha) * rho_t)
+        eps, sigma = round_scales(rho_t, self.opts.alpha)
         eligible = self.eligible((spent + rho_t) / self.rho * self.opts.max_model_size)
         pick = self.mechanisms.select(self.scores(eligible, sigma), eps,
                                       PUBLIC_SCORE_SENSITIVITY, f"round {t + 1}")

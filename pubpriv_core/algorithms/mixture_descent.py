@@ -30,10 +30,11 @@ _POWER_SAFETY = 1.1
 
 
 def penalty_descent(matrix: sp.csr_matrix, target: np.ndarray, goal: float, start: np.ndarray,
-                    steps: int, clock=lambda: None) -> tuple[np.ndarray, bool]:
+                    steps: int, stop=lambda: False) -> tuple[np.ndarray, bool]:
     """(μ, reached): FISTA from ``start`` on F at τ = TARGET·goal for at most ``steps`` steps,
     stopping at the first checked iterate with max error ≤ ``goal`` (``reached``); else the
-    last iterate. ``clock()`` is called once per step (it may raise to stop the descent)."""
+    last iterate, also returned as soon as ``stop()`` (asked once per step) is true.
+    ``matrix`` is a CSR matrix or an operator with ``@``, ``.T @`` and ``shape``."""
     mu = project_simplex(start)
     if _max_error(matrix, target, mu) <= goal:
         return mu, True
@@ -42,7 +43,8 @@ def penalty_descent(matrix: sp.csr_matrix, target: np.ndarray, goal: float, star
     tau = TARGET * goal
     point, momentum = mu.copy(), 1.0
     for k in range(1, steps + 1):
-        clock()
+        if stop():
+            return mu, False
         residual = matrix @ point - target
         grad = transpose @ (np.sign(residual) * np.maximum(np.abs(residual) - tau, 0.0))
         new = project_simplex(point - step * grad)

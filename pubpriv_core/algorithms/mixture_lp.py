@@ -23,6 +23,12 @@ constant floor t ≥ c. Two solvers:
   stay answered about as well as by the anchor (an LP vertex restricted to S is sparse and
   answers them badly).
 
+  On a time limit, :func:`constraint_generation` either raises :class:`LPTimeLimitError`
+  (``on_time_limit="raise"``) or returns the certified interval it holds (``"interval"``):
+  ``lower`` = the level τ (c, or the last restricted LP's value: relaxations of f) and ``value`` =
+  the smallest max error of any μ it met (the anchor, the descent's iterate, each nearest μ),
+  with ``certified`` false unless they meet within ``TOL``.
+
   Both restricted LPs live in HiGHS models (``highspy``) that grow by rows: after the first
   solve each round restarts the dual simplex from the previous optimal basis (added rows and a
   raised τ keep it dual feasible), so a round costs the pivots its new cells need; a restart
@@ -40,6 +46,9 @@ from highspy.highs import _Highs
 from scipy.optimize import linprog
 
 from pubpriv_core.algorithms.mixture_descent import penalty_descent
+from pubpriv_core.algorithms.mixture_operator import SupportIncidence
+
+_OPERATOR_TYPES = (sp.csr_matrix, SupportIncidence)
 
 #: stop once the full problem's max error exceeds the restricted LP value by at most this.
 TOL = 1e-9
@@ -49,6 +58,10 @@ MARGIN = 0.1
 DESCENT_STEPS = 100
 #: cells per marginal (group) that join the working set in one round, most violated first.
 PER_GROUP = 5
+#: on the engine operator (no matrix in memory), the rows joining the working set per round hold
+#: at most this many non-zeros, most violated cells first (the paper-scale problem's first
+#: round would otherwise take ≈ 20K cells × ≈ 2K rows into HiGHS: 11.8 GB peak, measured).
+OPERATOR_JOIN_NONZEROS = 4_000_000
 #: pivots (beyond twice the rows) a warm restart may take before the round is solved afresh.
 WARM_PIVOTS = 5000
 _MAX_PIVOTS = 2 ** 31 - 1
@@ -66,7 +79,7 @@ class LPTimeLimitError(ValueError):
 
 @dataclass(frozen=True)
 class MixtureSolution:
-    """A solved best-mixture LP: certified value, optimal μ and the size of the cut."""
+    """A best-mixture LP: certified value (or interval, on a time limit), μ and the cut's size."""
 
     value: float        # max error of ``weights`` over every query (an upper bound on f)
     lower: float        # the level τ at the end (a lower bound on f)
@@ -75,6 +88,7 @@ class MixtureSolution:
     working_cells: int  # present cells that are rows of the last LP
     active_cells: int   # present cells whose error is within TOL of ``value`` at the optimum
     runtime_s: float
+    certified: bool = True   # value ≤ lower + TOL: f is known to 1e-9 (else f ∈ [lower, value])
 
 
 def solve_on_cells(matrix: sp.csr_matrix, target: np.ndarray, floor: float,
@@ -109,44 +123,107 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
                           anchor: np.ndarray, time_limit: float,
                           groups: np.ndarray | None = None,
                           per_group: int = PER_GROUP,
-                          descent_steps: int | None = None) -> MixtureSolution:
+                          descent_steps: int | None = None,
+                          on_time_limit: str = "raise",
+                          progress=None) -> MixtureSolution:
     """f by constraint generation (module docstring); ``groups`` gives each cell's marginal
     (None: one group), of which ``per_group`` cells join per round. The anchor is first moved
     by at most ``descent_steps`` (None: ``DESCENT_STEPS``) steps of
     :func:`~.mixture_descent.penalty_descent` towards max error ≤ c; if it gets there, f = c is
-    certified with no LP (0 rounds)."""
-    start = time.perf_counter()
-    matrix = sp.csr_matrix(matrix)
+    certified with no LP (0 rounds). ``matrix`` is a CSR matrix or an operator with the same
+    ``@``, ``.T @``, row selection and ``shape`` (:class:`~.mixture_operator.SupportIncidence`).
+    At ``time_limit`` seconds: raise :class:`LPTimeLimitError` (``on_time_limit="raise"``) or
+    return the interval [τ, best max error] found so far, ``certified`` false (``"interval"``).
+    ``progress`` (if given) is called with that interval after the descent and after each
+    round."""
+    if on_time_limit not in ON_TIME_LIMIT:
+        raise ValueError(f"unknown on_time_limit {on_time_limit!r}; choose one of "
+                         f"{', '.join(ON_TIME_LIMIT)}")
+    search = _Search(matrix, target, floor, time.perf_counter(), progress)
+    try:
+        return _generate(search, anchor, time_limit, groups, per_group, descent_steps)
+    except LPTimeLimitError:
+        if on_time_limit == "raise" or search.best is None:
+            raise
+        return search.interval()
+
+
+#: what :func:`constraint_generation` does at its time limit.
+ON_TIME_LIMIT = ("raise", "interval")
+
+
+class _Search:
+    """What a constraint generation holds: the level τ (a certified lower bound on f) and the
+    best μ met so far (its max error an upper bound)."""
+
+    def __init__(self, matrix, target: np.ndarray, floor: float, start: float, progress=None):
+        self.matrix = matrix if isinstance(matrix, _OPERATOR_TYPES) else sp.csr_matrix(matrix)
+        self.target, self.floor, self.start = target, floor, start
+        self.progress = progress or (lambda interval: None)
+        self.level, self.rounds, self.working = floor, 0, 0
+        self.best: tuple[float, np.ndarray] | None = None
+
+    def errors(self, mu: np.ndarray) -> np.ndarray:
+        """|Mμ − a| for every present cell; μ is kept if it is the best met."""
+        errors = np.abs(self.matrix @ mu - self.target)
+        value = max(float(errors.max(initial=0.0)), self.floor)
+        if self.best is None or value < self.best[0]:
+            self.best = (value, mu)
+        return errors
+
+    def cell_sizes(self) -> np.ndarray:
+        """Support rows per present cell (the non-zeros of its row of M; one pass, kept)."""
+        if not hasattr(self, "_sizes"):
+            self._sizes = self.matrix @ np.ones(self.matrix.shape[1])
+        return self._sizes
+
+    def interval(self) -> MixtureSolution:
+        value, mu = self.best
+        return MixtureSolution(value=value, lower=self.level, weights=mu, rounds=self.rounds,
+                               working_cells=self.working, active_cells=0,
+                               runtime_s=time.perf_counter() - self.start,
+                               certified=value <= self.level + TOL)
+
+
+def _generate(search: _Search, anchor, time_limit, groups, per_group, descent_steps):
+    matrix, target, floor, start = search.matrix, search.target, search.floor, search.start
     groups = np.zeros(matrix.shape[0], dtype=np.int64) if groups is None else np.asarray(groups)
     anchor = np.asarray(anchor, dtype=float) / np.sum(anchor)
+    search.errors(anchor)
     steps = DESCENT_STEPS if descent_steps is None else descent_steps
     if steps > 0:
         anchor, reached = penalty_descent(matrix, target, floor + TOL, anchor, steps,
-                                          lambda: _time_left(start, time_limit))
+                                          lambda: time.perf_counter() - start > time_limit)
         if reached:
             return _solution(matrix, target, floor, floor, anchor, 0, 0, start)
     nearest = _NearestModel(matrix, target, anchor)
     level_model = None
     working = np.zeros(matrix.shape[0], dtype=bool)
-    level, rounds, mu = floor, 0, anchor
+    mu = anchor
     while True:
-        excess = np.abs(matrix @ mu - target) - level
+        excess = search.errors(mu) - search.level
+        search.progress(search.interval())
         excess[working] = -np.inf
         if not (excess > TOL).any():
-            return _solution(matrix, target, floor, level, mu, rounds, int(working.sum()), start)
-        cells = _joining(excess, level, groups, per_group)
+            return _solution(matrix, target, floor, search.level, mu, search.rounds,
+                             int(working.sum()), start)
+        _time_left(start, time_limit)
+        cells = _joining(excess, search.level, groups, per_group)
+        if isinstance(matrix, SupportIncidence):
+            cells = _within_nonzeros(cells, excess, search.cell_sizes(), OPERATOR_JOIN_NONZEROS)
         working[cells] = True
+        search.working = int(working.sum())
         nearest.add(cells)
-        mu = nearest.solve(level + TOL / 2, _time_left(start, time_limit))
+        mu = nearest.solve(search.level + TOL / 2, _time_left(start, time_limit))
         if mu is None:
             level_model = level_model or _LevelModel(matrix, target, floor)
-            level = max(level, level_model.solve(np.flatnonzero(working),
-                                                 _time_left(start, time_limit)))
-            mu = nearest.solve(level + TOL / 2, _time_left(start, time_limit))
+            search.level = max(search.level, level_model.solve(np.flatnonzero(working),
+                                                               _time_left(start, time_limit)))
+            mu = nearest.solve(search.level + TOL / 2, _time_left(start, time_limit))
             if mu is None:
                 raise RuntimeError("best-mixture LP: no μ within the restricted optimum; "
                                    "HiGHS tolerances too loose for this problem")
-        rounds += 1
+        search.rounds += 1
 
 
 def _joining(excess: np.ndarray, level: float, groups: np.ndarray, per_group: int) -> np.ndarray:
@@ -157,6 +234,15 @@ def _joining(excess: np.ndarray, level: float, groups: np.ndarray, per_group: in
     first = np.flatnonzero(np.r_[True, members[1:] != members[:-1]])
     rank = np.arange(cells.size) - np.repeat(first, np.diff(np.r_[first, cells.size]))
     return cells[rank < per_group]
+
+
+def _within_nonzeros(cells: np.ndarray, excess: np.ndarray, sizes: np.ndarray,
+                     budget: int) -> np.ndarray:
+    """The most violated of ``cells`` whose rows hold at most ``budget`` non-zeros together
+    (at least one cell)."""
+    order = cells[np.argsort(-excess[cells], kind="stable")]
+    keep = max(1, int(np.searchsorted(np.cumsum(sizes[order]), budget, side="right")))
+    return np.sort(order[:keep])
 
 
 class _NearestModel:
@@ -268,9 +354,26 @@ def warm_budget(rows: int) -> int:
 
 
 def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
+    """One HiGHS run; its time limit raises :class:`LPTimeLimitError`. An ``Unknown`` status
+    (HiGHS can stop so when its presolved problem is infeasible but the simplex does not prove
+    it — met on liu2021's |X̂| = 4,096 sweep, where the same model without presolve is proved
+    infeasible — or after a warm restart, by its anti-cycling test) is solved once more from
+    scratch without presolve, with the time left; once the time is used up it counts as the time
+    limit."""
+    start = time.perf_counter()
     highs.setOptionValue("time_limit", float(time_limit))
     highs.run()
     status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kUnknown:
+        highs.clearSolver()
+        highs.setOptionValue("time_limit", max(time_limit - (time.perf_counter() - start), 0.0))
+        highs.setOptionValue("presolve", "off")
+        highs.run()
+        highs.setOptionValue("presolve", "choose")
+        status = highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kUnknown and \
+                time.perf_counter() - start >= time_limit:
+            raise _time_limit_error(time_limit)
     if status == highspy.HighsModelStatus.kTimeLimit:
         raise _time_limit_error(time_limit)
     if status not in (*_SOLVED, highspy.HighsModelStatus.kIterationLimit):

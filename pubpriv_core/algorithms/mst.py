@@ -26,9 +26,10 @@ import numpy as np
 
 from pubpriv_core.algorithms import pgm
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, MarginalData, MeasurementSet,
-                                                    Mechanisms, check_positive_int, parse_options,
-                                                    release)
+from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
+from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, REPLACE_ONE, MarginalData,
+                                                    MeasurementSet, Mechanisms,
+                                                    check_positive_int, parse_options, release)
 from pubpriv_core.privacy import rho_from_eps
 
 
@@ -52,6 +53,26 @@ class MSTOptions:
             raise ValueError(f"MST needs at least 2 attributes, the dataset has {d}; "
                              "use algo=aim")
         return opts
+
+
+def budget_scales(rho: float, d: int) -> tuple[float, float, float]:
+    """(σ₁, ε, σ₂): the thirds of ρ over d one-way measurements, d − 1 edge picks and d − 1
+    pair measurements (steps 1–3 of the module docstring)."""
+    return (math.sqrt(3 * d / rho), math.sqrt(8 * rho / 3 / (d - 1)),
+            math.sqrt(3 * (d - 1) / rho))
+
+
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+    """The input checks of :func:`run_mst`, without running: the options, d ≥ 2, ρ(ε, δ), and
+    every step's scale and charge as positive finite numbers."""
+    MSTOptions.from_config(problem, options)
+    sigma1, edge_eps, sigma2 = budget_scales(target_rho(eps, delta),
+                                             len(problem.private.domain))
+    l2 = REPLACE_ONE.marginal_l2
+    check_steps(f"MST at eps={eps:g}", **{
+        "one-way sigma": sigma1, "edge eps": edge_eps, "pair sigma": sigma2,
+        "one-way charge": l2 ** 2 / (2 * sigma1 ** 2), "edge charge": edge_eps ** 2 / 8,
+        "pair charge": l2 ** 2 / (2 * sigma2 ** 2)})
 
 
 def spanning_tree(data: MarginalData, model, attributes: tuple[str, ...], eps: float,
@@ -84,13 +105,12 @@ def run_mst(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     domain, data, mechanisms = pgm.to_mbi(problem.private.domain), MarginalData(problem), \
         Mechanisms(rho, rng)
     measurements = MeasurementSet()
-    sigma1 = math.sqrt(3 * d / rho)
+    sigma1, edge_eps, sigma2 = budget_scales(rho, d)
     for a in attributes:
         measurements.add((a,), mechanisms.measure(data.private((a,)), sigma1, a), sigma1)
     model = pgm.fit(domain, measurements.measurements(), problem.n, opts.iters,
                     estimator=opts.estimator)
-    tree = spanning_tree(data, model, attributes, math.sqrt(8 * rho / 3 / (d - 1)), mechanisms)
-    sigma2 = math.sqrt(3 * (d - 1) / rho)
+    tree = spanning_tree(data, model, attributes, edge_eps, mechanisms)
     for pair in tree:
         measurements.add(pair, mechanisms.measure(data.private(pair), sigma2, str(pair)), sigma2)
     model = pgm.fit(domain, measurements.measurements(), problem.n, opts.final_iters,

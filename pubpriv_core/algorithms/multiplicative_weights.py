@@ -25,6 +25,7 @@ import numpy as np
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import mw_kernels
+from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 from pubpriv_core.queries import SupportAnswerer
 
 SELECTIONS = ("permute_and_flip", "exponential", "exponential_bounded_range")
@@ -284,6 +285,19 @@ def make_budget(eps: float, delta: float, T: int) -> privacy.ZCDPBudget:
     """The run's zCDP budget ρ(ε, δ) (CKS conversion, Liu et al. Thm 4.5), after input checks."""
     check_budget(eps, delta, T)
     return privacy.ZCDPBudget.from_eps_delta(eps, delta)
+
+
+def check_rounds(n: int, eps: float, delta: float, T: int, reserved: float = 0.0) -> None:
+    """The checks of :func:`make_budget` and of the rounds' derived quantities, without running:
+    ρ(ε, δ) less ``reserved`` (charged before the rounds), ε0 = per_step_eps(ρ, T), the charge
+    ε0²/2 of each of the 2T steps and the noise scale 1/(n·ε0) of :func:`measure`."""
+    check_budget(eps, delta, T)
+    rho = target_rho(eps, delta) - reserved
+    setting = f"T={T} rounds at eps={eps:g}"
+    check_steps(setting, **{"budget rho left for the rounds": rho})
+    eps0 = privacy.per_step_eps(rho, T, mechanisms_per_round=2)
+    check_steps(setting, eps0=eps0, **{"charge eps0^2/2": eps0 * eps0 / 2.0,
+                                       "noise scale 1/(n*eps0)": 1.0 / (n * eps0)})
 
 
 def ledger_totals(budget: privacy.ZCDPBudget) -> dict[str, float]:

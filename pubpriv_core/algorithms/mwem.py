@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.algorithms.multiplicative_weights import MWOptions, make_budget, run_mw
+from pubpriv_core.algorithms.multiplicative_weights import (MWOptions, check_rounds, make_budget,
+                                                            run_mw)
 
 DEFAULT_MAX_DOMAIN_SIZE = 10_000_000
 
@@ -26,6 +27,15 @@ def check_domain_size(domain_size: int, max_domain_size: int = DEFAULT_MAX_DOMAI
             f"MWEM needs a weight per domain element and |X| = {domain_size:.3g} exceeds "
             f"max_domain_size = {max_domain_size:.3g}; use algo=pmwpub (public support) or a "
             "reduced domain")
+
+
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+          max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE, **options) -> None:
+    """The input checks of :func:`run_mwem`, without running: |X|, the options, the rounds'
+    budget."""
+    check_domain_size(problem.private.domain.size(), max_domain_size)
+    MWOptions(**options)
+    check_rounds(problem.n, eps, delta, T)
 
 
 def run_mwem(problem: ReleaseProblem, *, eps: float, delta: float, T: int,

@@ -12,9 +12,27 @@ import numpy as np
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core import privacy
 from pubpriv_core.algorithms.best_mixture import dp_best_mixture_error
-from pubpriv_core.algorithms.multiplicative_weights import MWOptions, make_budget, run_mw
+from pubpriv_core.algorithms.multiplicative_weights import (MWOptions, check_rounds, make_budget,
+                                                            run_mw)
 
 INITS = ("public", "uniform")
+
+
+def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, init: str = "public",
+          quality_check_eps: float = 0.0, **options) -> None:
+    """The input checks of :func:`run_pmwpub`, without running: the options, a public source,
+    and the rounds' budget left after the quality check (ε_f²/2)."""
+    _check_init(init)
+    MWOptions(**options)
+    if problem.public_support is None:
+        raise ValueError("pmwpub needs a public source; set public=... in the config")
+    reserved = privacy.pure_dp_zcdp(quality_check_eps) if quality_check_eps > 0 else 0.0
+    check_rounds(problem.n, eps, delta, T, reserved)
+
+
+def _check_init(init: str) -> None:
+    if init not in INITS:
+        raise ValueError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
 
 
 def run_pmwpub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
@@ -26,8 +44,7 @@ def run_pmwpub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     Laplace(1/(n·ε_f)) (Lemma 4.2; the paper suggests ε_f = 0.01), charging ε_f²/2 to the same
     zCDP budget, and runs the T rounds on what remains; the noisy value is in the trace.
     """
-    if init not in INITS:
-        raise ValueError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
+    _check_init(init)
     mw_options = MWOptions(**options)
     budget = make_budget(eps, delta, T)
     quality = {}

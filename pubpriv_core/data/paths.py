@@ -98,10 +98,12 @@ def fetch(name: str) -> Path:
     entry, target = _entry(name), local_path(name)
     if target.is_file() and pooch.file_hash(str(target), alg="md5") == entry.md5:
         return target
+    created = _missing_folders(target.parent)
     try:
         pooch.retrieve(entry.url, known_hash=f"md5:{entry.md5}", fname=target.name,
                        path=target.parent, progressbar=False)
     except Exception as err:  # network, HTTP or checksum failure: all mean "not available"
+        _remove_empty(created)
         state = ("is missing" if not target.is_file() else "is empty"
                  if target.stat().st_size == 0 else "does not match its md5 (truncated or altered)")
         reason = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
@@ -110,6 +112,25 @@ def fetch(name: str) -> Path:
             f"{entry.url} and save it as {target}, or set PUBPRIV_DATA (or data_root=) to a "
             f"folder that has {entry.relpath}") from None
     return target
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and its ancestors that do not exist yet, deepest first (a failed download
+    removes those it created, so a wrong data root leaves nothing behind)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each of ``folders`` (deepest first) that is still empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:     # not empty (another process wrote there) or already gone
+            return
 
 
 def _entry(name: str) -> RawFile:

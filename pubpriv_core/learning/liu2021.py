@@ -28,8 +28,7 @@ from scipy import stats
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
-from pubpriv_core.algorithms.best_mixture import (best_mixture_exact, best_mixture_lp,
-                                                  best_mixture_mw)
+from pubpriv_core.algorithms.best_mixture import best_mixture_exact, best_mixture_mw
 from pubpriv_core.algorithms.mixture_lp import LPTimeLimitError
 from pubpriv_core.bounds import evaluate
 from pubpriv_core.data.domain import Dataset, Domain
@@ -63,10 +62,13 @@ def draw_problem(setting: Setting, n: int, m: int, rng: np.random.Generator) -> 
 
 
 def best_mixture_error(problem: ReleaseProblem, method: str = "lp") -> float:
-    """f_{D̃,Q}(X̂) (Def 4.1): exact by linear programming (``lp``) or the paper's upper
-    estimate, non-private MW stopped after 100 rounds (``mw``, for supports too large for the LP)."""
+    """f_{D̃,Q}(X̂) (Def 4.1): exact by linear programming (``lp``: constraint generation from
+    A_0, certified to 1e-9, :func:`~pubpriv_core.algorithms.best_mixture.best_mixture_exact`)
+    or the paper's upper estimate, non-private MW stopped after 100 rounds (``mw``, for supports
+    too large for the LP)."""
     if method == "lp":
-        return best_mixture_lp(problem.public_answerer, problem.true_answers)[0]
+        return best_mixture_exact(problem.public_answerer, problem.true_answers,
+                                  problem.public_weights).value
     if method == "mw":
         return best_mixture_mw(problem.public_answerer, problem.true_answers, problem.public_weights, 100)[0]
     raise ValueError(f"unknown best-mixture method {method!r}; use 'lp' or 'mw'")

@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -66,7 +68,24 @@ class RecordStore:
         with os.fdopen(fd, "w") as fh:
             json.dump(record, fh)
         os.replace(tmp, p)
-        log.info("block done: %s", key)
+        log.info("block done: %s%s", key, self._progress())
+
+    def _progress(self) -> str:
+        """`` (k new this run; t elapsed)`` while a theory run that exported its start time
+        (``PUBPRIV_THEORY_START``, :mod:`experiments.theory.progress`) is going on; this process
+        logs to stderr then, also as a joblib worker. Empty otherwise."""
+        start = os.environ.get("PUBPRIV_THEORY_START")
+        if not start:
+            return ""
+        if not logging.getLogger().handlers:
+            logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                                format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+        since = float(start)
+        new = sum(1 for q in self.root.rglob("*.json")
+                  if not q.name.startswith(".tmp") and q.stat().st_mtime >= since)
+        seconds = time.time() - since
+        elapsed = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+        return f" ({new} new this run; {elapsed} elapsed)"
 
     def records(self, prefix: str = "") -> list[dict]:
         base = self.root / prefix if prefix else self.root

@@ -267,24 +267,44 @@ def add_rows_in_place(codes, rows, values, plan, offsets, position, y):
                                plan.strides, plan.ks, plan.cells, offsets, position, y)
 
 
+#: query ids a block of the id table may span to be stored as 16-bit offsets from its first id
+BLOCK_SPAN_16 = 2 ** 16
+
+
 def block_ids(ids: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An (m, W) query-id table laid out for the ``*_by_ids`` kernels: the columns cut into
-    blocks of ``width`` marginals, each block stored row-major, one after the other (flat); with
-    the blocks' first columns (B+1 bounds, the last = W) and the (B, 2) range [lo, hi) of the
-    query ids each block holds (an empty block: lo = hi = 0)."""
-    bounds = np.append(np.arange(0, ids.shape[1], width), ids.shape[1])
-    blocks = [ids[:, lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
-    spans = np.array([(int(b.min()), int(b.max()) + 1) if b.size else (0, 0) for b in blocks],
-                     dtype=np.int64).reshape(-1, 2)
-    flat = np.concatenate([b.ravel() for b in blocks]) if blocks else ids.ravel()
-    return flat, bounds.astype(np.int64), spans
+    blocks of at most ``width`` marginals, each block stored row-major, one after the other
+    (flat), as offsets from the block's first id; with the blocks' first columns (B+1 bounds, the
+    last = W) and the (B, 2) range [lo, hi) of the query ids each block holds (an empty block:
+    lo = hi = 0). A block also ends before it would span more than ``BLOCK_SPAN_16`` ids, so the
+    offsets are 16-bit whenever every marginal alone fits (2 bytes read per (row, marginal)
+    however many queries there are; else 32-bit). Columns hold increasing id ranges (marginal
+    after marginal), as the engine's own numbering does."""
+    m, W = ids.shape
+    low = ids.min(axis=0).astype(np.int64) if m else np.zeros(W, dtype=np.int64)
+    high = ids.max(axis=0).astype(np.int64) + 1 if m else np.zeros(W, dtype=np.int64)
+    bounds = [0]
+    for w in range(1, W):
+        if w - bounds[-1] >= width or high[w] - low[bounds[-1]] > BLOCK_SPAN_16:
+            bounds.append(w)
+    bounds.append(W)
+    bounds = np.asarray(bounds[:1] if W == 0 else bounds, dtype=np.int64)
+    spans = np.array([(low[a], high[b - 1]) if m else (0, 0)
+                      for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.int64).reshape(-1, 2)
+    narrow = np.uint16 if (spans[:, 1] - spans[:, 0]).max(initial=0) <= BLOCK_SPAN_16 \
+        else np.int32
+    blocks = [(ids[:, a:b].astype(np.int64) - lo).astype(narrow)
+              for (a, b), lo in zip(zip(bounds[:-1], bounds[1:]), spans[:, 0])]
+    flat = np.concatenate([b.ravel() for b in blocks]) if blocks else ids.ravel().astype(narrow)
+    return flat, bounds, spans
 
 
 @nb.njit(nogil=True, cache=True)
-def add_weights_by_ids(ids, bounds, weights, out):
-    """out[q] += Σ_x weights[x] over the support rows x with q among x's query ids (``ids`` and
-    ``bounds`` from :func:`block_ids`), rows in increasing order: into a zeroed
-    ``out``, the same floating-point sums as the per-table kernels with one table per marginal.
+def add_weights_by_ids(ids, bounds, spans, weights, out):
+    """out[q] += Σ_x weights[x] over the support rows x with q among x's query ids (``ids``,
+    ``bounds`` and ``spans`` from :func:`block_ids`: a block's ids are offsets from its first
+    query), rows in increasing order: into a zeroed ``out``, the same floating-point sums as
+    the per-table kernels with one table per marginal.
 
     One block of marginals at a time: its part of ``out`` stays in the L1/L2 cache, and a row's
     additions go to different marginals (independent), while consecutive rows of a sorted support
@@ -295,11 +315,12 @@ def add_weights_by_ids(ids, bounds, weights, out):
     for b in range(bounds.size - 1):
         width = bounds[b + 1] - bounds[b]
         base = bounds[b] * m
+        part = out[spans[b, 0]:]
         for x in range(m):
             value = weights[x]
             start = base + x * width
             for j in range(start, start + width):
-                out[ids[j]] += value
+                part[ids[j]] += value
 
 
 @nb.njit(nogil=True, cache=True)
@@ -318,12 +339,13 @@ def add_rows_by_ids(ids, bounds, spans, m, rows, values, y, scratch):
     for b in range(bounds.size - 1):
         width = bounds[b + 1] - bounds[b]
         base = bounds[b] * m
+        lo, hi = spans[b, 0], spans[b, 1]
+        part, sums = y[lo:], scratch[lo:]
         for i in range(rows.size):
             value = values[i]
             start = base + rows[i] * width
             for j in range(start, start + width):
-                scratch[ids[j]] += value
-        lo, hi = spans[b, 0], spans[b, 1]
+                sums[ids[j]] += value
         if rows.size * width >= hi - lo:
             for q in range(lo, hi):
                 y[q] += scratch[q]
@@ -333,8 +355,8 @@ def add_rows_by_ids(ids, bounds, spans, m, rows, values, y, scratch):
             start = base + rows[i] * width
             for j in range(start, start + width):
                 q = ids[j]
-                y[q] += scratch[q]
-                scratch[q] = 0.0
+                part[q] += sums[q]
+                sums[q] = 0.0
 
 
 @nb.njit(cache=True, nogil=True)
@@ -368,3 +390,57 @@ def compact_codes(records: np.ndarray) -> np.ndarray:
     top = int(records.max()) if records.size else 0
     dtype = np.uint8 if top < 2 ** 8 else np.uint16 if top < 2 ** 16 else np.uint32
     return np.ascontiguousarray(records.T, dtype=dtype)
+
+
+@nb.njit(nogil=True, cache=True)
+def _gather_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst, out, table,
+                  ids):
+    """out[x] += Σ_{pairs of table g} values[dst]·[cell_g(x) = src] for every row x: the table's
+    cells first collect their members' values, then each row reads its cell."""
+    cell_table = table[:cells[g]]
+    cell_table[:] = 0.0
+    for j in range(pair_start[g], pair_start[g + 1]):
+        cell_table[src[j]] += values[dst[j]]
+    m = out.size
+    for lo in range(0, m, _SWEEP):
+        hi = min(lo + _SWEEP, m)
+        ids[:hi - lo] = 0
+        for j in range(ks[g]):
+            column, stride = codes[attrs[g, j]], strides[g, j]
+            for x in range(lo, hi):
+                ids[x - lo] += column[x] * stride
+        for x in range(lo, hi):
+            out[x] += cell_table[ids[x - lo]]
+
+
+@nb.njit(nogil=True, cache=True)
+def _gather_serial(codes, values, attrs, strides, ks, cells, pair_start, src, dst, out):
+    table, ids = np.zeros(cells.max()), np.empty(_SWEEP, dtype=strides.dtype)
+    for g in range(ks.size):
+        _gather_table(g, codes, values, attrs, strides, ks, cells, pair_start, src, dst, out,
+                      table, ids)
+
+
+@nb.njit(nogil=True, cache=True)
+def _gather_by_cells(cells_of, values, cells, pair_start, src, dst, out):
+    table = np.zeros(cells.max())
+    for g in range(cells.size):
+        cell_table = table[:cells[g]]
+        cell_table[:] = 0.0
+        for j in range(pair_start[g], pair_start[g + 1]):
+            cell_table[src[j]] += values[dst[j]]
+        row = cells_of[g]
+        for x in range(out.size):
+            out[x] += cell_table[row[x]]
+
+
+def gather_marginals(codes, values, plan, out, cells_of=None):
+    """The adjoint of :func:`add_marginals`: out[x] += Σ_q values[q]·q(x) for every row x (the
+    queries q reached through the plan's pairs), from the codes or from the rows' kept table
+    cells ``cells_of`` (:func:`table_cells`). One thread; per row the tables are read in order."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if cells_of is not None:
+        _gather_by_cells(cells_of, values, plan.cells, plan.pair_start, plan.src, plan.dst, out)
+        return
+    _gather_serial(codes, values, plan.attrs, plan.cell_strides, plan.ks, plan.cells,
+                   plan.pair_start, plan.src, plan.dst, out)

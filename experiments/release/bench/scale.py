@@ -8,7 +8,15 @@ model (shift 0.1), m ∈ {1K, 4K, 16K, 64K, 130K}; W ∈ {256, 1024, 4096} rando
 PMW^Pub with the paper's defaults (permute-and-flip, Gaussian, §5.3 replay), ε = 1, δ = 1/n²,
 T = 20. Each configuration runs in a fresh process, so its peak RSS is its own.
 
-Columns: ``build_s`` (true answers over the n private rows, the support's present cells, the
+With ``--reference-dir`` and ``--reference-python`` the paper's released code runs beside each
+configuration on the same inputs (:mod:`~experiments.release.bench.research_pmwpub`; the order of
+the two alternates over the grid) and the columns ``research_per_iter_s``,
+``research_cpu_per_iter_s``, ``research_ratio`` (its wall time per iteration ÷ this harness's)
+and ``research_cpu_ratio`` (the same for CPU time), with the load average before each, are
+added.
+
+Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all threads: what a
+loaded machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present cells, the
 answerer and its plan), ``warmup_s`` (an untimed first release of 3 rounds, which loads the
 compiled kernels from numba's cache), ``per_iter_s`` (mean over the T rounds of the release that
 follows), ``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
@@ -33,6 +41,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,8 +54,10 @@ N_PRIVATE, T, SHIFT = 130_000, 20, 0.1
 WARMUP_T = 3     # rounds of the untimed first release (loads the compiled kernels)
 
 
-def one_configuration(rows: int, W: int) -> dict:
-    """Build and run one configuration in this process; its numbers as a dict."""
+def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
+    """Build and run one configuration in this process; its numbers as a dict. With ``inputs``,
+    first write the configuration's data there for the released code
+    (:mod:`experiments.release.bench.research_pmwpub`)."""
     from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
     from pubpriv_core.data import public as public_sources
     from pubpriv_core.data.synthetic import load_synthetic
@@ -61,21 +72,36 @@ def one_configuration(rows: int, W: int) -> dict:
                              public_weights=source.weights, public_rows=source.n_rows)
     problem.true_answers, problem.public_candidates
     build = time.perf_counter() - start
+    if inputs:
+        write_inputs(inputs, private, problem)
     start = time.perf_counter()
     run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=WARMUP_T,
                   rng=np.random.default_rng(1))
     warmup = time.perf_counter() - start
+    cpu = time.process_time()
     release = run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
                             rng=np.random.default_rng(0))
+    cpu = (time.process_time() - cpu) / T
     plan = problem.public_answerer.plan
     pass_bytes = problem.public_answerer.pass_bytes()
     return {"rows_drawn": rows, "support": problem.support_size, "W": W,
             "queries": workload.num_queries, "present": problem.public_answerer.num_queries,
             "tables": plan.num_tables, "build_s": build, "warmup_s": warmup,
-            "per_iter_s": release.per_iter_s,
+            "per_iter_s": release.per_iter_s, "cpu_per_iter_s": cpu,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 10,
             "pass_bytes": pass_bytes}
+
+
+def write_inputs(path: str, private, problem) -> None:
+    """The configuration as :mod:`~experiments.release.bench.research_pmwpub` reads it."""
+    marginals = problem.workload.marginals
+    padded = np.full((len(marginals), max(len(m) for m in marginals)), -1, dtype=np.int64)
+    for w, attributes in enumerate(marginals):
+        padded[w, :len(attributes)] = attributes
+    np.savez(path, private=private.records, support=problem.public_support,
+             weights=problem.public_weights, shape=np.asarray(private.domain.shape),
+             marginals=padded, true_answers=problem.true_answers)
 
 
 def memory_bandwidth(gib: float = 1.0, repeats: int = 5) -> float:
@@ -89,27 +115,68 @@ def memory_bandwidth(gib: float = 1.0, repeats: int = 5) -> float:
     return data.nbytes / best
 
 
-def run_child(rows: int, W: int, threads: int | None) -> dict:
+def run_child(rows: int, W: int, threads: int | None, inputs: str | None = None) -> dict:
     """One configuration in a fresh process (``python -m`` this module), so its peak RSS is its
-    own."""
+    own; with ``inputs`` it also writes its data there for the released code."""
     env = dict(os.environ)
     if threads:
         env["NUMBA_NUM_THREADS"] = str(threads)
-    done = subprocess.run([sys.executable, "-m", "experiments.release.bench.scale", f"{rows},{W}"],
-                          env=env, check=True, capture_output=True, text=True)
+    command = [sys.executable, "-m", "experiments.release.bench.scale", f"{rows},{W}"]
+    done = subprocess.run(command + ([inputs] if inputs else []), env=env, check=True,
+                          capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def run_research(reference: tuple[str, str], inputs: str) -> dict:
+    """The released code (``reference`` = (its interpreter, its checkout)) on the inputs one
+    :func:`run_child` wrote: :mod:`~experiments.release.bench.research_pmwpub` in a fresh
+    process of that interpreter, T = 20 as here."""
+    python, directory = reference
+    done = subprocess.run([python, str(Path(__file__).with_name("research_pmwpub.py")), directory,
+                           inputs, str(T), "0"], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"the released code failed on {inputs}: "
+                           f"{done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def check_reference(reference: tuple[str, str] | None) -> None:
+    """Refuse a reference interpreter or checkout that cannot be what the child runs."""
+    if reference is None:
+        return
+    python, directory = reference
+    if not Path(python).is_file():
+        raise ValueError(f"--reference-python {python} is not a file; give the interpreter of "
+                         "an environment with numpy<2 and pandas")
+    missing = [f for f in ("mwem.py", "Util/qm.py", "mbi/dataset.py")
+               if not (Path(directory) / f).is_file()]
+    if missing:
+        raise ValueError(f"--reference-dir {directory} lacks {', '.join(missing)}; point it at a "
+                         "checkout of the paper's released code (terranceliu/pmw-pub)")
+
+
 def plot(frame, out: Path) -> None:
+    """Seconds per iteration against |X̂| (with the released code's where measured) and, then,
+    the released code's time over this harness's (the 10x target drawn)."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    research = "research_per_iter_s" in frame
+    fig, axes = plt.subplots(1, 2 if research else 1, figsize=(12 if research else 7, 4.5),
+                             squeeze=False)
+    ax = axes[0, 0]
     for (W, group), color in zip(frame.groupby("W"), ("C0", "C1", "C2")):
         group = group.sort_values("support")
         ax.plot(group["support"], group["per_iter_s"], "o-", color=color,
                 label=f"PMW^Pub, W = {W}")
         ax.plot(group["support"], group["bandwidth_s"], ":", color=color,
                 label=f"memory-bandwidth limit, W = {W}")
+        if research:
+            ax.plot(group["support"], group["research_per_iter_s"], "s--", color=color,
+                    label=f"released research code, W = {W}")
+            axes[0, 1].plot(group["support"], group["research_ratio"], "o-", color=color,
+                            label=f"W = {W}, wall time")
+            axes[0, 1].plot(group["support"], group["research_cpu_ratio"], "x--", color=color,
+                            label=f"W = {W}, CPU time")
     ax.plot(PAPER_POINT["support"], PAPER_POINT["per_iter_s"], "k*", markersize=12,
             label="paper, Table 1 (full ACS, W = 4,096)")
     ax.set(xscale="log", yscale="log", xlabel="public support size |X̂| (distinct rows)",
@@ -117,26 +184,66 @@ def plot(frame, out: Path) -> None:
            title="PMW^Pub on the full-ACS shape (67 attributes, 3-way), T = 20")
     ax.legend(fontsize=7, loc="upper left")
     ax.grid(True, which="both", alpha=0.3)
+    if research:
+        ratio = axes[0, 1]
+        ratio.axhline(10, color="k", linestyle=":", label="10x")
+        ratio.set(xscale="log", yscale="log", xlabel="public support size |X̂| (distinct rows)",
+                  ylabel="released code's time / this harness's",
+                  title="speed-up over the released code, same inputs")
+        ratio.legend(fontsize=7)
+        ratio.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(out / "scaling.png", dpi=150)
 
 
+def measure(rows: int, W: int, threads: int | None, reference: tuple[str, str] | None,
+            first_research: bool) -> dict:
+    """This harness's run of one configuration and, with ``reference``, the released code's on
+    the same inputs, in the order given (alternated over the grid), each with its load."""
+    if reference is None:
+        return {**run_child(rows, W, threads), "load": os.getloadavg()[0]}
+    with tempfile.TemporaryDirectory() as scratch:
+        inputs = str(Path(scratch) / "inputs.npz")
+        if first_research:      # the inputs come from a run of this harness: write them first
+            run_child(rows, W, threads, inputs)
+            research_load = os.getloadavg()[0]
+            research = run_research(reference, inputs)
+        load = os.getloadavg()[0]
+        record = run_child(rows, W, threads, None if first_research else inputs)
+        if not first_research:
+            research_load = os.getloadavg()[0]
+            research = run_research(reference, inputs)
+    return {**record, "load": load, "research_per_iter_s": research["per_iter_s"],
+            "research_cpu_per_iter_s": research["cpu_per_iter_s"],
+            "research_setup_s": research["setup_s"],
+            "research_max_error": research["max_error"], "research_load": research_load,
+            "research_ratio": research["per_iter_s"] / record["per_iter_s"],
+            "research_cpu_ratio": research["cpu_per_iter_s"] / record["cpu_per_iter_s"]}
+
+
 def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = None,
-                  out: str = "results/bench") -> None:
-    """Run every (support size, W) in its own process; print, write scaling.csv and .png."""
+                  out: str = "results/bench",
+                  reference: tuple[str, str] | None = None) -> None:
+    """Run every (support size, W) in its own process (and the released code beside it, when
+    ``reference`` is given); print, write scaling.csv and .png."""
     import pandas as pd
 
+    check_reference(reference)
     print(f"load average {os.getloadavg()[0]:.2f}", flush=True)
     records = []
     for W in workloads:
         for rows in sizes:
-            record = run_child(rows, W, threads)
+            record = measure(rows, W, threads, reference, len(records) % 2 == 1)
             record["threads"] = threads or os.cpu_count()
             records.append(record)
+            research = "" if reference is None else (
+                f"  released code {record['research_per_iter_s']:.4f} s "
+                f"({record['research_ratio']:.1f}x; CPU time {record['research_cpu_ratio']:.1f}x;"
+                f" load {record['research_load']:.1f})")
             print(f"support {record['support']:>7,}  W {W:>5}  tables {record['tables']:>5}  "
                   f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"
-                  f"  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
-                  f"max error {record['max_error']:.4f}", flush=True)
+                  f" (load {record['load']:.1f})  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
+                  f"max error {record['max_error']:.4f}{research}", flush=True)
     # measured last: a child inherits the parent's peak RSS through fork + exec
     bandwidth = memory_bandwidth()
     frame = pd.DataFrame(records)
@@ -155,5 +262,5 @@ def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = 
           f"{os.getloadavg()[0]:.2f}")
 
 
-if __name__ == "__main__":  # the child process of run_child: ROWS,W -> one JSON line
-    print(json.dumps(one_configuration(*positive_ints(sys.argv[1]))))
+if __name__ == "__main__":  # the child process of run_child: ROWS,W [INPUTS] -> one JSON line
+    print(json.dumps(one_configuration(*positive_ints(sys.argv[1]), *sys.argv[2:3])))

@@ -1,0 +1,241 @@
+"""GEM and GEM^Pub here against the authors' PyTorch code (``terranceliu/dp-query-release``) on
+its ADULT setting, side by side, interleaved run by run.
+
+The problem is the reference's own: its preprocessed ``datasets/adult.csv`` (48,842 rows) and
+``datasets/domain/adult-domain.json``, projected on the 13 attributes its loader keeps for
+``adult`` (in its order, :data:`REFERENCE_COLUMNS`), all C(13, 3) = 286 3-way marginals
+(312,798 cells), δ = 1/n², ε = 1, T = 50, α = 0.5 and its ADULT script's GEM hyper-parameters
+(K = 1000, noise dimension 256, two residual layers of 256, loss_p 2, lr 1e−4, max_iters 100,
+max_idxs 10,000; GEM^Pub: layers of 512 and the weight EMA, as its GEM^Pub script). Its rows are
+loaded into this harness's :class:`~pubpriv_core.data.domain.Dataset` unchanged (the data are
+read from the user's checkout, never copied into the project). GEM^Pub's public data are a
+seeded 10% subsample of the same rows, written as ``datasets/adult_pub.csv`` in the checkout for
+the reference; both codes pre-train on it for the same number of steps (the reference's own
+non-private script, :func:`reference_pretrain_command`, checkpoint ``best.pt`` chosen on public
+error, no private data).
+
+Per run (seed s): this harness's release (``run_algorithm``; rng ``default_rng(s)``) and one
+reference run (``--test_seed`` s; :mod:`experiments.release.bench.successors_reference`, a
+subprocess in the reference's venv), alternating which goes first. Recorded: max and mean error
+of the released distribution's answers over all cells, the time of the T rounds (this harness:
+the release's ``runtime_s``; the reference: its ``fit``), per round, the steps per round and the
+load average.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.data.domain import Dataset, Domain
+from pubpriv_core.queries import MarginalWorkload
+
+#: the attributes the reference's ``get_data("adult")`` keeps, in its order
+REFERENCE_COLUMNS = ("sex", "income>50K", "race", "relationship", "marital-status", "workclass",
+                     "occupation", "education", "native-country", "capital-gain",
+                     "capital-loss", "hours-per-week", "age")
+#: the reference ADULT script's GEM options, in this harness's names
+GEM_OPTIONS = {"alpha": 0.5, "K": 1000, "embedding": 256, "hidden": 256, "loss_p": 2,
+               "lr": 1e-4, "eta_min": None, "max_iters": 100, "max_idxs": 10000,
+               "ema_weights": False}
+GEM_PUB_OPTIONS = {**GEM_OPTIONS, "hidden": 512, "ema_weights": True, "ema_weights_beta": 0.9,
+                   "pretrain_lr": 5e-4, "pretrain_eta_min": 1e-7, "pretrain_refresh": 1}
+PUBLIC_SHARE = 0.1
+DRIVER = Path(__file__).with_name("successors_reference.py")
+
+
+def reference_data(checkout: Path, name: str = "adult") -> Dataset:
+    """The reference's preprocessed rows and domain, projected as its loader does."""
+    csv = checkout / "datasets" / f"{name}.csv"
+    domain_file = checkout / "datasets" / "domain" / "adult-domain.json"
+    for path in (csv, domain_file):
+        if not path.is_file():
+            raise ValueError(f"{path} is missing; pass --checkout of dp-query-release with its "
+                             "datasets/ folder checked out")
+    sizes = json.loads(domain_file.read_text())
+    frame = pd.read_csv(csv)[list(REFERENCE_COLUMNS)]
+    domain = Domain(REFERENCE_COLUMNS, [sizes[c] for c in REFERENCE_COLUMNS])
+    return Dataset(frame.to_numpy(dtype=np.int64), domain)
+
+
+def public_rows(data: Dataset, seed: int = 0) -> np.ndarray:
+    """A seeded ``PUBLIC_SHARE`` subsample of the rows (without replacement)."""
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(len(data), int(PUBLIC_SHARE * len(data)), replace=False))
+
+
+def write_public(checkout: Path, data: Dataset, rows: np.ndarray) -> str:
+    """The public rows as the reference's ``datasets/adult_pub.csv`` (+ its domain file)."""
+    frame = pd.read_csv(checkout / "datasets" / "adult.csv").iloc[rows]
+    frame.to_csv(checkout / "datasets" / "adult_pub.csv", index=False)
+    domain = checkout / "datasets" / "domain"
+    (domain / "adult_pub-domain.json").write_text((domain / "adult-domain.json").read_text())
+    return "adult_pub"
+
+
+def problem(data: Dataset, public: np.ndarray | None = None) -> ReleaseProblem:
+    """All 3-way marginals of ``data``; with ``public``, those rows as the public source."""
+    workload = MarginalWorkload.random(data.domain, 3, size=None, seed=0)
+    if public is None:
+        return ReleaseProblem(data, workload)
+    support, counts = np.unique(data.records[public], axis=0, return_counts=True)
+    return ReleaseProblem(data, workload, support, counts / counts.sum(), len(public))
+
+
+def run_ours(prob: ReleaseProblem, algo: str, seed: int, T: int, pretrain_steps: int) -> dict:
+    options = dict(GEM_PUB_OPTIONS, pretrain_steps=pretrain_steps) if algo == "gem_pub" \
+        else dict(GEM_OPTIONS)
+    start = time.perf_counter()
+    release = run_algorithm(algo, prob, eps=1.0, delta=1.0 / prob.n ** 2, T=T,
+                            rng=np.random.default_rng(seed), **options)
+    errors = release.errors(prob.true_answers)
+    return {"code": "pubpriv", "algo": algo, "seed": seed, "T": T,
+            "fit_s": release.runtime_s, "per_round_s": release.per_iter_s,
+            "cpu_per_round_s": release.trace["rounds_cpu_s"] / T,
+            "wall_s": time.perf_counter() - start, "steps": release.trace["steps"],
+            "max_error": errors["max_error"], "mean_error": errors["mean_error"],
+            "pretrain_s": release.trace.get("pretrain_s"), "rho": release.rho,
+            "eps0": release.trace["eps0"], "load": os.getloadavg()[0]}
+
+
+def reference_pretrain_command(python: str, public: str, steps: int) -> list[str]:
+    """The reference's non-private generator fit on the public rows (its ACS GEM^Pub recipe:
+    lr 5e−4 → 1e−7, 10,000 cells ∝ error per step, best public max error kept)."""
+    return [python, "examples/run/nondp/run_gen_nn.py", "--dataset", public, "--marginal", "3",
+            "--workload", "286", "--workload_seed", "0", "--K", "1000", "--dim", "256",
+            "--T", str(steps), "--lr", "5e-4", "--eta_min", "1e-7", "--loss_p", "2",
+            "--max_idxs", "10000", "--max_iters", "1", "--log_freq", "1", "--sample_by_error",
+            "--save_best", "--test_seed", "0"]
+
+
+#: torch threads of the reference: one (with OMP_NUM_THREADS=1) ran a generator step 4–6×
+#: faster than two on this shared 2-core machine (load 30–40: OpenMP's spinning threads)
+REFERENCE_THREADS = 1
+
+
+def run_reference(python: str, checkout: Path, algo: str, seed: int, T: int,
+                  public: str | None) -> dict:
+    command = [python, str(DRIVER), "--algo", algo, "--seed", str(seed), "--T", str(T),
+               "--threads", str(REFERENCE_THREADS)]
+    if public:
+        command += ["--dataset-pub", public]
+    env = dict(os.environ, OMP_NUM_THREADS=str(REFERENCE_THREADS),
+               MKL_NUM_THREADS=str(REFERENCE_THREADS))
+    done = subprocess.run(command, cwd=checkout, capture_output=True, text=True, check=False,
+                          env=env)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"the reference run failed ({done.returncode}): "
+                           f"{done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(lines[-1])
+
+
+def interleave(python: str, checkout: Path, algo: str, seeds: list[int], T: int, out: Path,
+               pretrain_steps: int) -> list[dict]:
+    """Both codes on each seed, alternating the order; one JSON line per run appended to
+    ``out`` (runs already there are kept and skipped)."""
+    data = reference_data(checkout)
+    rows = public_rows(data) if algo == "gem_pub" else None
+    public = write_public(checkout, data, rows) if rows is not None else None
+    if public:
+        target = checkout / "save" / "Gen_NN_NonDP" / public
+        if not any(target.rglob("best.pt")):
+            subprocess.run(reference_pretrain_command(python, public, pretrain_steps),
+                           cwd=checkout, check=True, capture_output=True)
+    prob = problem(data, rows)
+    done = {(r["code"], r["seed"]) for r in read(out) if r["algo"] == algo and r["T"] == T}
+    for i, seed in enumerate(seeds):
+        order = ("pubpriv", "reference") if i % 2 == 0 else ("reference", "pubpriv")
+        for code in order:
+            if (code, seed) in done:
+                continue
+            row = run_ours(prob, algo, seed, T, pretrain_steps) if code == "pubpriv" else \
+                run_reference(python, checkout, algo, seed, T, public)
+            with out.open("a") as handle:
+                handle.write(json.dumps(row) + "\n")
+            print(f"{code} {algo} seed {seed}: max error {row['max_error']:.4f}, "
+                  f"{row['per_round_s']:.3f} s/round (load {row['load']:.1f})", file=sys.stderr)
+    return read(out)
+
+
+def read(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def table(rows: list[dict]) -> str:
+    """Markdown: per (algorithm, code) the runs, max / mean error (mean ± sd, min–max), seconds
+    per round (mean, and the load range), then per algorithm the paired differences and the
+    speed ratio (reference time / this harness's time, per seed)."""
+    frame = pd.DataFrame(rows)
+    if "cpu_per_round_s" not in frame:
+        frame["cpu_per_round_s"] = np.nan
+    lines = ["| algorithm | code | runs | max error mean ± sd [min, max] | mean error | "
+             "s / round, wall (mean) | CPU s / round (mean) | steps / round | load |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for (algo, code), part in frame.groupby(["algo", "code"]):
+        steps = np.mean([np.mean(s) for s in part["steps"]])
+        lines.append(f"| {algo} | {code} | {len(part)} | {part.max_error.mean():.4f} ± "
+                     f"{part.max_error.std():.4f} [{part.max_error.min():.4f}, "
+                     f"{part.max_error.max():.4f}] | {part.mean_error.mean():.5f} | "
+                     f"{part.per_round_s.mean():.3f} | {part.cpu_per_round_s.mean():.3f} | "
+                     f"{steps:.1f} | "
+                     f"{part.load.min():.1f}–{part.load.max():.1f} |")
+    lines += ["", "| algorithm | paired seeds | max error: this − reference, mean [min, max] | "
+              "speed-up per round, wall (reference / this), mean [min, max] | speed-up, CPU "
+              "time |", "|---|---|---|---|---|"]
+    for algo, part in frame.groupby("algo"):
+        pivot = part.pivot_table(index="seed", columns="code", dropna=False,
+                                 values=["max_error", "per_round_s", "cpu_per_round_s"])
+        pivot = pivot[pivot["max_error"].notna().all(axis=1)]
+        if pivot.empty:
+            continue
+        diff = pivot["max_error"]["pubpriv"] - pivot["max_error"]["reference"]
+        ratio = pivot["per_round_s"]["reference"] / pivot["per_round_s"]["pubpriv"]
+        cpu = pivot["cpu_per_round_s"]["reference"] / pivot["cpu_per_round_s"]["pubpriv"]
+        lines.append(f"| {algo} | {len(pivot)} | {diff.mean():+.4f} [{diff.min():+.4f}, "
+                     f"{diff.max():+.4f}] | {ratio.mean():.1f}× [{ratio.min():.1f}, "
+                     f"{ratio.max():.1f}] | {cpu.mean():.1f}× [{cpu.min():.1f}, "
+                     f"{cpu.max():.1f}] |")
+    return "\n".join(lines)
+
+
+def time_line(overrides: list[str], run: int = 0) -> dict:
+    """One repetition of ``python run.py *overrides`` (an artefact block's job), timed: the
+    rounds' seconds (per round), the public pre-training's, the problem build's, the peak
+    resident memory of the process and the release's max error. Nothing is written."""
+    import resource
+
+    from experiments.release.cli import compose_config
+    from experiments.release.problems import build_problem, data_context, repetition_streams
+    from pubpriv_core.privacy import default_delta
+
+    cfg = compose_config(overrides)
+    with data_context(cfg["data_root"]):
+        start = time.perf_counter()
+        prob = build_problem(cfg, run)
+        _ = prob.true_answers
+        built = time.perf_counter() - start
+        _, rng = repetition_streams(cfg["seed"], run)
+        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
+        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(prob.n)
+        start = time.perf_counter()
+        release = run_algorithm(cfg["algo"]["name"], prob, eps=cfg["eps"], delta=delta,
+                                T=cfg["T"], rng=rng, **options)
+        wall = time.perf_counter() - start
+    return {"overrides": " ".join(overrides), "T": cfg["T"], "build_s": built,
+            "wall_s": wall, "rounds_s": release.runtime_s, "per_round_s": release.per_iter_s,
+            "cpu_per_round_s": release.trace["rounds_cpu_s"] / cfg["T"],
+            "pretrain_s": release.trace.get("pretrain_s"),
+            "mean_steps": release.trace.get("mean_steps"),
+            "max_error": release.errors(prob.true_answers)["max_error"],
+            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
+            "load": os.getloadavg()[0]}

@@ -1,0 +1,203 @@
+"""PEP and PEP^Pub: private entropy projection (Liu, Vietri & Wu 2021, §4.1 and §6;
+arXiv 2106.07153).
+
+The rounds are :mod:`~pubpriv_core.algorithms.adaptive_measurements` (exponential-mechanism
+selection of a whole marginal, Gaussian measurement of all its cells). The distribution A is a
+histogram over a fixed set of rows: the whole domain X for PEP (uniform start; refused above
+``max_domain_size`` cells, like MWEM), the public support X̂ for PEP^Pub (start: the public
+distribution, as PMW^Pub; ``init=uniform`` the ablation). After each measurement A is projected
+towards *all* past measurements by ``max_iters`` steps of iterative entropy projection: each step
+takes the measured cell i with the largest |q_i(A) − a_i|, clips a = a_i and b = q_i(A) to
+[10⁻⁶, 1 − 10⁻⁶], and sets
+
+    A(x) ← A(x)·exp(q_i(x)·λ) / Z,   λ = log(a(1 − b) / ((1 − a)·b)),
+
+which makes q_i(A) = a exactly (the KL projection onto {A : q_i(A) = a_i}). The release is the
+last A (the paper's output, and what its reference code's scripts report).
+
+Speed: every row's cell under every measured marginal is kept ((measured, rows) int32), the
+rows of each cell sorted per marginal, and the measured cells' answers y = Σ u·q kept up to date:
+a step rescales the rows of one cell and adds their change to y through those tables
+(|rows of the cell| × measured additions), all steps of a round in one compiled call.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
+                                                             run_rounds)
+from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
+from pubpriv_core.queries.full_domain import full_domain_records
+
+#: clip of the measurement and the answer inside the projection's log-ratio
+CLIP = 1e-6
+DEFAULT_MAX_DOMAIN_SIZE = 2_000_000
+INITS = ("public", "uniform")
+
+
+@dataclass(frozen=True)
+class PEPOptions:
+    """PEP's hyper-parameters (paper and reference code: α = 0.5, 100 projection steps)."""
+
+    alpha: float = 0.5
+    max_iters: int = 100
+    init: str = "public"                      # PEP^Pub only: public distribution or uniform
+    max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE   # PEP only: the histogram covers all of X
+
+    def __post_init__(self):
+        check_positive_int("max_iters", self.max_iters, allow_none=False)
+        check_positive_int("max_domain_size", self.max_domain_size, allow_none=False)
+        if self.init not in INITS:
+            raise ValueError(f"unknown algo.init={self.init!r}; choose from {', '.join(INITS)}")
+
+
+@nb.njit(cache=True, nogil=True)
+def _largest_gap(y, scale, measured):
+    """The first i of largest |scale·y_i − measured_i|."""
+    worst, gap = 0, -1.0
+    for i in range(y.shape[0]):
+        g = abs(scale * y[i] - measured[i])
+        if g > gap:
+            worst, gap = i, g
+    return worst
+
+
+@nb.njit(cache=True, nogil=True)
+def project(u, y, measured, cells, order, starts, offsets, steps, clip):
+    """``steps`` entropy-projection steps on the normalised weights ``u`` (one per row) and the
+    measured cells' answers ``y`` (flat: measured marginal j's cells at offsets[j]:offsets[j+1]),
+    in place. ``cells[j, x]`` is row x's cell under measured marginal j; the rows of flat cell i
+    are ``order[starts[i]:starts[i + 1]]``. Each step projects onto the first cell of largest
+    gap. Within the call u and y are kept unnormalised with their total Z (one division at the
+    end)."""
+    count = offsets.shape[0] - 1
+    total = 1.0
+    for _ in range(steps):
+        scale = 1.0 / total
+        worst = _largest_gap(y, scale, measured)
+        a = min(max(measured[worst], clip), 1.0 - clip)
+        b = min(max(scale * y[worst], clip), 1.0 - clip)
+        factor = a * (1.0 - b) / ((1.0 - a) * b)       # exp(λ)
+        for p in range(starts[worst], starts[worst + 1]):
+            x = order[p]
+            change = u[x] * (factor - 1.0)
+            total += change
+            u[x] += change
+            for j in range(count):
+                y[offsets[j] + cells[j, x]] += change
+    u /= total
+    y /= total
+
+
+class Histogram:
+    """A over ``records`` (support rows or the whole domain) with the measured marginals'
+    tables; :meth:`update` runs PEP's projection over all measurements."""
+
+    def __init__(self, problem: ReleaseProblem, records: np.ndarray, init: np.ndarray,
+                 answer, max_iters: int, capacity: int):
+        self.workload = problem.workload
+        self.records = records
+        self.u = np.array(init, dtype=np.float64)
+        self.answer = answer            # weights -> every workload cell
+        self.max_iters = max_iters
+        rows = len(records)
+        self.cells = np.empty((capacity, rows), dtype=np.int32)
+        self.order = np.empty(capacity * rows, dtype=np.int32)   # rows sorted by cell, per marginal
+        self.starts = np.zeros(1, dtype=np.int64)
+        self.sizes = self.workload.marginal_sizes
+        self.y = np.empty(0)     # q(A) of the measured cells, kept up to date by the projection
+        self.known = 0
+
+    def answers(self) -> np.ndarray:
+        return self.answer(self.u)
+
+    def _add_marginal(self, marginal: int) -> None:
+        """Row cells, rows sorted by cell and the cells' first positions of a new marginal."""
+        attrs, strides = self.workload.marginals[marginal], self.workload.strides[marginal]
+        local = self.records[:, attrs].astype(np.int64) @ strides
+        rows, j = len(self.records), self.known
+        self.cells[j] = local
+        self.order[j * rows:(j + 1) * rows] = np.argsort(local, kind="stable")
+        size = int(self.sizes[marginal])
+        counts = np.bincount(local, minlength=size)
+        self.starts = np.concatenate([self.starts, j * rows + np.cumsum(counts)])
+        self.y = np.concatenate([self.y, np.bincount(local, self.u, minlength=size)])
+        self.known += 1
+
+    def update(self, measurements: Measurements) -> int:
+        for marginal in measurements.marginals[self.known:]:
+            self._add_marginal(marginal)
+        offsets = np.concatenate([[0], np.cumsum(self.sizes[measurements.marginals])])
+        project(self.u, self.y, measurements.flat(), self.cells[:self.known], self.order,
+                self.starts, offsets.astype(np.int64), self.max_iters, CLIP)
+        return self.max_iters
+
+    def release(self) -> tuple[np.ndarray, dict]:
+        return self.answer(self.u), {"weights": self.u.copy()}
+
+
+def _public_model(problem: ReleaseProblem, opts: PEPOptions, T: int) -> Histogram:
+    answerer = problem.public_answerer
+    init = (problem.public_weights if opts.init == "public"
+            else np.full(answerer.size, 1.0 / answerer.size))
+    return Histogram(problem, answerer.records, init,
+                     lambda u: answerer.expand(answerer.answer(u)), opts.max_iters, T)
+
+
+def check_domain(problem: ReleaseProblem, max_domain_size: int) -> None:
+    """PEP keeps a weight (and a cell per measured marginal) for every element of X."""
+    size = problem.private.domain.size()
+    if size > max_domain_size:
+        raise ValueError(f"PEP needs a weight per domain element and |X| = {size:.3g} exceeds "
+                         f"algo.max_domain_size = {max_domain_size:.3g}; use "
+                         "algo=pep_pub (public support) or algo=gem")
+
+
+def _domain_model(problem: ReleaseProblem, opts: PEPOptions, T: int) -> Histogram:
+    domain = problem.private.domain
+    check_domain(problem, opts.max_domain_size)
+    size = domain.size()
+    answerer = problem.domain_answerer
+    return Histogram(problem, full_domain_records(tuple(domain.shape)),
+                     np.full(size, 1.0 / size), answerer.answer, opts.max_iters, T)
+
+
+def check_pep(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+    """The input checks of :func:`run_pep`, without running: options, |X| within the cap, and
+    the rounds' budget (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
+    opts = parse_options(PEPOptions, options)
+    check_domain(problem, opts.max_domain_size)
+    check_adaptive("pep", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+
+
+def check_pep_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                  **options) -> None:
+    """The input checks of :func:`run_pep_pub`, without running: options, a public source and
+    the rounds' budget."""
+    opts = parse_options(PEPOptions, options)
+    if problem.public_support is None:
+        raise ValueError("pep_pub needs a public source; set public=... in the config")
+    check_adaptive("pep_pub", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+
+
+def run_pep(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+            rng: np.random.Generator, **options) -> Release:
+    """PEP over the whole domain with target (ε, δ) over T rounds."""
+    opts = parse_options(PEPOptions, options)
+    release = run_rounds("pep", problem, _domain_model(problem, opts, T), eps=eps, delta=delta,
+                         T=T, rng=rng, alpha=opts.alpha)
+    return release
+
+
+def run_pep_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+                rng: np.random.Generator, **options) -> Release:
+    """PEP^Pub over the public support X̂ with target (ε, δ) over T rounds."""
+    opts = parse_options(PEPOptions, options)
+    release = run_rounds("pep_pub", problem, _public_model(problem, opts, T), eps=eps,
+                         delta=delta, T=T, rng=rng, alpha=opts.alpha)
+    release.support = problem.public_support
+    return release

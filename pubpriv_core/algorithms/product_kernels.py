@@ -1,0 +1,202 @@
+"""Marginals of a mixture of product distributions, and their gradients, in compiled kernels.
+
+GEM and RAP^softmax (Liu, Vietri & Wu 2021, §4; Aydore et al. 2021) hold K rows of per-attribute
+probability vectors: row r gives attribute j the distribution p_{r,j}. The mixture's answer to
+the k-way marginal cell (y_1..y_k) of attributes (a_1..a_k) is
+
+    q(P) = (1/K) Σ_r Π_i p_{r,a_i}(y_i).
+
+``Pt`` is the (D, K) transpose of the rows (D = Σ_j |X_j|, attribute j's values at rows
+``starts[j] .. starts[j] + |X_j| − 1``), so one value's K probabilities are contiguous. For each
+prefix cell (y_1..y_{k−1}) of a marginal the kernels keep the running product t = Π_{i<k} p_{a_i}
+(a vector over rows) and take k-th attribute cells as dot products with t: the cost is
+K·(cells + prefix cells) multiply-adds per marginal, with no |cells|×K gather.
+
+Rows are split into ``CHUNKS`` fixed blocks processed in parallel (``numba.prange``): each block
+writes its own partial answers (summed afterwards, in block order) and its own rows of the
+gradient, so results do not depend on the number of threads.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from pubpriv_core.queries.kernels import _PARALLEL_LOCK
+from pubpriv_core.queries.workload import MarginalWorkload
+
+#: fixed row blocks of the kernels (results are independent of the thread count)
+CHUNKS = 4
+
+
+class ProductPlan:
+    """The kernels' view of a list of marginals: attributes (padded with −1), their value
+    offsets in ``Pt`` and sizes, and each marginal's first cell in the output vector."""
+
+    def __init__(self, workload: MarginalWorkload, marginals: np.ndarray | None = None):
+        shape = np.asarray(workload.domain.shape, dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(shape)[:-1]]).astype(np.int64)
+        self.dim = int(shape.sum())
+        chosen = np.arange(workload.num_marginals) if marginals is None else np.asarray(marginals)
+        self.marginals = chosen.astype(np.int64)
+        k = max(len(workload.marginals[w]) for w in self.marginals) if len(chosen) else 1
+        self.attrs = np.full((len(chosen), k), -1, dtype=np.int64)
+        for i, w in enumerate(self.marginals):
+            self.attrs[i, :len(workload.marginals[w])] = workload.marginals[w]
+        self.sizes = workload.marginal_sizes[self.marginals].astype(np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+        self.shape = shape
+
+    @property
+    def cells(self) -> int:
+        return int(self.offsets[-1])
+
+
+@nb.njit(cache=True, nogil=True)
+def _order(attrs, m):
+    """k, the number of attributes of marginal m (its row of ``attrs`` is padded with −1)."""
+    k = 0
+    while k < attrs.shape[1] and attrs[m, k] >= 0:
+        k += 1
+    return k
+
+
+@nb.njit(cache=True, nogil=True)
+def _prefix_rows(starts, shape, attrs, m, k, cell, rows):
+    """rows[i] = the row of ``Pt`` holding attribute i's value in prefix ``cell`` (C order over
+    the first k − 1 attributes), i < k − 1."""
+    rest = cell
+    for i in range(k - 2, -1, -1):
+        a = attrs[m, i]
+        rows[i] = starts[a] + rest % shape[a]
+        rest //= shape[a]
+
+
+@nb.njit(cache=True, fastmath=True, nogil=True)
+def _product(Pt, rows, count, skip, lo, hi, out):
+    """out[lo:hi] = Π_{i < count, i ≠ skip} Pt[rows[i], lo:hi]."""
+    out[lo:hi] = 1.0
+    for i in range(count):
+        if i != skip:
+            row = rows[i]
+            for r in range(lo, hi):
+                out[r] *= Pt[row, r]
+
+
+@nb.njit(parallel=True, cache=True, fastmath=True, nogil=True)
+def _forward(Pt, starts, shape, attrs, offsets, partial):
+    """partial[c, cell] = Σ_{r in block c} Π_i Pt[a_i(cell), r] for every cell of the plan."""
+    K = Pt.shape[1]
+    step = (K + CHUNKS - 1) // CHUNKS
+    for c in nb.prange(CHUNKS):
+        lo, hi = c * step, min(K, (c + 1) * step)
+        t = np.empty(K, dtype=Pt.dtype)
+        rows = np.empty(attrs.shape[1], dtype=np.int64)
+        for m in range(attrs.shape[0]):
+            k = _order(attrs, m)
+            last = attrs[m, k - 1]
+            width = shape[last]
+            for p in range((offsets[m + 1] - offsets[m]) // width):
+                _prefix_rows(starts, shape, attrs, m, k, p, rows)
+                _product(Pt, rows, k - 1, -1, lo, hi, t)
+                base = offsets[m] + p * width
+                for v in range(width):
+                    row = starts[last] + v
+                    acc = 0.0
+                    for r in range(lo, hi):
+                        acc += t[r] * Pt[row, r]
+                    partial[c, base + v] = acc
+
+
+@nb.njit(parallel=True, cache=True, fastmath=True, nogil=True)
+def _backward(Pt, starts, shape, attrs, offsets, coef, grad):
+    """grad[j, r] += Σ_cells coef[cell]·∂(Π_i Pt[a_i(cell), r])/∂Pt[j, r]; prefixes whose
+    coefficients are all 0 are skipped."""
+    K = Pt.shape[1]
+    step = (K + CHUNKS - 1) // CHUNKS
+    for c in nb.prange(CHUNKS):
+        lo, hi = c * step, min(K, (c + 1) * step)
+        t = np.empty(K, dtype=Pt.dtype)
+        dt = np.empty(K, dtype=Pt.dtype)
+        others = np.empty(K, dtype=Pt.dtype)
+        rows = np.empty(attrs.shape[1], dtype=np.int64)
+        for m in range(attrs.shape[0]):
+            k = _order(attrs, m)
+            last = attrs[m, k - 1]
+            width = shape[last]
+            for p in range((offsets[m + 1] - offsets[m]) // width):
+                base = offsets[m] + p * width
+                nonzero = False
+                for v in range(width):
+                    if coef[base + v] != 0.0:
+                        nonzero = True
+                if not nonzero:
+                    continue
+                _prefix_rows(starts, shape, attrs, m, k, p, rows)
+                _product(Pt, rows, k - 1, -1, lo, hi, t)
+                dt[lo:hi] = 0.0
+                for v in range(width):
+                    g = coef[base + v]
+                    if g != 0.0:
+                        row = starts[last] + v
+                        for r in range(lo, hi):
+                            grad[row, r] += g * t[r]
+                            dt[r] += g * Pt[row, r]
+                for i in range(k - 1):
+                    _product(Pt, rows, k - 1, i, lo, hi, others)
+                    row = rows[i]
+                    for r in range(lo, hi):
+                        grad[row, r] += dt[r] * others[r]
+
+
+def answers(Pt: np.ndarray, plan: ProductPlan) -> np.ndarray:
+    """Every cell of ``plan`` on the mixture ``Pt`` (D, K): float64, in plan order."""
+    partial = np.zeros((CHUNKS, plan.cells), dtype=Pt.dtype)
+    with _PARALLEL_LOCK:
+        _forward(Pt, plan.starts, plan.shape, plan.attrs, plan.offsets, partial)
+    return partial.astype(np.float64).sum(axis=0) / Pt.shape[1]
+
+
+def gradient(Pt: np.ndarray, plan: ProductPlan, coef: np.ndarray) -> np.ndarray:
+    """∂/∂Pt of Σ_cells coef[cell]·q_cell(Pt), (D, K) in Pt's dtype."""
+    grad = np.zeros_like(Pt)
+    scaled = (np.asarray(coef, dtype=np.float64) / Pt.shape[1]).astype(Pt.dtype)
+    with _PARALLEL_LOCK:
+        _backward(Pt, plan.starts, plan.shape, plan.attrs, plan.offsets, scaled, grad)
+    return grad
+
+
+@nb.njit(parallel=True, cache=True, fastmath=True, nogil=True)
+def _cells(Pt, starts, shape, attrs, offsets, marginal, local, partial):
+    """partial[c, i] = Σ_{r in block c} Π_j Pt[row_j(i), r] for listed cells (marginal, local
+    cell id in C order)."""
+    K = Pt.shape[1]
+    step = (K + CHUNKS - 1) // CHUNKS
+    for c in nb.prange(CHUNKS):
+        lo, hi = c * step, min(K, (c + 1) * step)
+        rows = np.empty(attrs.shape[1], dtype=np.int64)
+        for i in range(marginal.shape[0]):
+            m = marginal[i]
+            k = _order(attrs, m)
+            rest = local[i]
+            for j in range(k - 1, -1, -1):
+                a = attrs[m, j]
+                rows[j] = starts[a] + rest % shape[a]
+                rest //= shape[a]
+            acc = 0.0
+            for r in range(lo, hi):
+                term = Pt[rows[0], r]
+                for j in range(1, k):
+                    term *= Pt[rows[j], r]
+                acc += term
+            partial[c, i] = acc
+
+
+def cell_answers(Pt: np.ndarray, plan: ProductPlan, cells: np.ndarray) -> np.ndarray:
+    """The answers of the listed flat cells of ``plan`` only (float64)."""
+    cells = np.asarray(cells, dtype=np.int64)
+    marginal = np.searchsorted(plan.offsets, cells, side="right") - 1
+    partial = np.zeros((CHUNKS, cells.size), dtype=Pt.dtype)
+    with _PARALLEL_LOCK:
+        _cells(Pt, plan.starts, plan.shape, plan.attrs, plan.offsets, marginal,
+               cells - plan.offsets[marginal], partial)
+    return partial.astype(np.float64).sum(axis=0) / Pt.shape[1]

@@ -1,0 +1,192 @@
+"""The harness from Python, without the command line: load data and a public source, build a
+workload, run any algorithm with a budget, read its answers, errors and privacy spent.
+
+    from pubpriv_core import api
+
+    data = api.load("synthetic", "resample")                 # private rows + public source
+    workload = api.workload(data, k=3, size=64)               # 64 random 3-way marginals
+    problem = api.problem(data, workload)
+    result = api.run("pmwpub", problem, eps=1.0, T=50)       # any name of api.algorithms()
+    result.errors["max_error"], result.rho, result.eps
+    api.save(result, problem, "my_release")                   # weights.csv, metadata.json
+
+Every step is the runner's own code: defaults and value rules come from the config schema and
+rules of ``run.py`` (:mod:`experiments.release.config`, :mod:`experiments.release.rules`), the
+private/public split from :func:`experiments.release.problems.split` with the runner's random
+streams, the release from :func:`pubpriv_core.algorithms.run_algorithm` followed by the spend
+check every runner release passes (:func:`experiments.release.query_release.check_spend`). So
+``api.run`` with the same config, seed and repetition returns the numbers ``run.py`` stores.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pubpriv_core.algorithms import ReleaseProblem
+from pubpriv_core.algorithms.base import Release
+from pubpriv_core.data.domain import Dataset
+from pubpriv_core.data.public import PublicSource
+from pubpriv_core.queries import MarginalWorkload
+
+
+@dataclass
+class Data:
+    """A private dataset and the public source built beside it (what ``dataset=`` and
+    ``public=`` of ``run.py`` select), with the config they came from."""
+
+    private: Dataset
+    public: PublicSource
+    config: dict[str, Any]
+
+
+@dataclass
+class Result:
+    """One release: the algorithm's :class:`~pubpriv_core.algorithms.base.Release` (weights,
+    support, answers, trace), its errors against the private answers and the privacy spent."""
+
+    release: Release
+    errors: dict[str, float]
+    seed: int = 0
+    run: int = 0
+
+    @property
+    def answers(self) -> np.ndarray:
+        """q(A) for every query of the workload."""
+        return self.release.answers
+
+    @property
+    def rho(self) -> float:
+        """zCDP ρ spent (0 for the non-private references)."""
+        return float(self.release.rho)
+
+    @property
+    def eps(self) -> float:
+        """ε spent at :attr:`delta`."""
+        return float(self.release.eps)
+
+    @property
+    def delta(self) -> float:
+        return float(self.release.delta)
+
+
+def algorithms() -> list[str]:
+    """Every algorithm ``run`` accepts: the built-in ones and installed plugins."""
+    from experiments.release.config import SCHEMAS, register_configs
+
+    register_configs()
+    return sorted(SCHEMAS["algo"])
+
+
+def defaults(group: str, option: str) -> dict[str, Any]:
+    """The runner's default options of ``group`` (``dataset``, ``public``, ``algo``) option
+    ``option``, e.g. ``defaults("algo", "aim")``."""
+    return {k: v for k, v in _composed([f"{group}={option}"])[group].items()
+            if k not in ("name", "kind")}
+
+
+def load(dataset: str = "synthetic", public: str = "resample", *, seed: int = 0, run: int = 0,
+         data_root: str | Path | None = None, dataset_options: dict | None = None,
+         public_options: dict | None = None) -> Data:
+    """The private dataset and public source of repetition ``run`` of base seed ``seed``.
+
+    ``dataset`` and ``public`` name config options (``adult``, ``nist_acs``, ``acs``,
+    ``synthetic``; ``resample``, ``biased``, ``dataset``); ``*_options`` set their fields, e.g.
+    ``public_options={"delta": 0.1}``. Values are checked by the runner's rules; a missing file
+    raises :class:`~pubpriv_core.data.paths.DataUnavailableError` naming it."""
+    from experiments.release.problems import data_context, repetition_streams, split
+
+    cfg = _composed([f"dataset={dataset}", f"public={public}"])
+    cfg["dataset"].update(dataset_options or {})
+    cfg["public"].update(public_options or {})
+    cfg.update(seed=seed, data_root=None if data_root is None else str(data_root))
+    _check(cfg)
+    data_rng, _ = repetition_streams(seed, run)
+    with data_context(cfg["data_root"]):
+        private, source = split(cfg["dataset"], cfg["public"], data_rng)
+    return Data(private, source, {**cfg, "run": run})
+
+
+def workload(data: Data | Dataset, k: int = 3, size: int | None = 64,
+             seed: int = 0) -> MarginalWorkload:
+    """``size`` k-way marginals drawn without replacement with ``seed`` (None: all C(d, k)),
+    as ``workload.k``, ``workload.size`` and ``workload.seed`` of the runner."""
+    private = data.private if isinstance(data, Data) else data
+    return MarginalWorkload.random(private.domain, k, size, seed)
+
+
+def problem(data: Data, workload: MarginalWorkload) -> ReleaseProblem:
+    """The release problem: private data, workload and the public support with A_0."""
+    source = data.public
+    return ReleaseProblem(data.private, workload, public_support=source.support.records,
+                          public_weights=source.weights, public_rows=source.n_rows)
+
+
+def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
+        delta: float | None = None, T: int = 50, seed: int = 0, run: int = 0,
+        **options) -> Result:
+    """Run ``algorithm`` with target (``eps``, ``delta``; None: 1/n²) and ``T`` rounds, its
+    options at the runner's defaults unless given. Random draws come from the algorithm stream
+    of repetition ``run`` of ``seed``, as in the runner. Bad values raise ``ValueError`` with
+    the runner's one-line message."""
+    from experiments.release.problems import repetition_streams
+    from experiments.release.query_release import check_spend
+    from pubpriv_core.algorithms import run_algorithm
+    from pubpriv_core.privacy import default_delta
+
+    if algorithm not in algorithms():
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of "
+                         f"{', '.join(algorithms())}")
+    cfg = _composed([f"algo={algorithm}"])
+    unknown = sorted(set(options) - set(cfg["algo"]))
+    if unknown:
+        raise ValueError(f"{algorithm} has no option {unknown[0]!r}; its options: "
+                         f"{', '.join(k for k in cfg['algo'] if k != 'name') or 'none'}")
+    cfg["algo"].update(options)
+    cfg.update(eps=eps, delta=delta, T=T, seed=seed)
+    _check(cfg)
+    delta = delta if delta is not None else default_delta(problem.n)
+    _, algo_rng = repetition_streams(seed, run)
+    settings = {k: v for k, v in cfg["algo"].items() if k != "name"}
+    release = run_algorithm(algorithm, problem, eps=eps, delta=delta, T=T, rng=algo_rng,
+                            **settings)
+    check_spend(release, eps, delta)
+    return Result(release, release.errors(problem.true_answers), seed, run)
+
+
+def save(result: Result, problem: ReleaseProblem, folder: str | Path, *,
+         rows: int | None = None) -> list[Path]:
+    """Write what ``result`` released into ``folder``, as ``save_release=true`` does in the
+    runner (:mod:`experiments.release.releases`): ``weights.csv`` for a distribution over rows,
+    ``records.csv`` with ``rows`` synthetic records (null: n for a graphical model, none for
+    weights), ``metadata.json`` with the privacy spent. Returns the files."""
+    from experiments.release.releases import sample_stream, save_release
+
+    metadata = {"seed": result.seed, "run": result.run, "n_private": problem.n}
+    return save_release(folder, result.release, problem, metadata=metadata, rows=rows,
+                        rng=sample_stream(result.seed, result.run))
+
+
+def _composed(overrides: list[str]) -> dict[str, Any]:
+    """The runner's resolved config with ``overrides`` (Hydra's compose API, no app; composed
+    once per distinct overrides, a fresh copy each call)."""
+    return copy.deepcopy(_compose_once(tuple(overrides)))
+
+
+@lru_cache(maxsize=64)
+def _compose_once(overrides: tuple[str, ...]) -> dict[str, Any]:
+    from experiments.release.cli import compose_config
+
+    return compose_config(list(overrides))
+
+
+def _check(cfg: dict[str, Any]) -> None:
+    """The runner's key and value checks (no data needed); ValueError with its message."""
+    from experiments.release.checks import check_keys, check_scalars
+
+    check_keys(cfg)
+    check_scalars(cfg)

@@ -1,0 +1,69 @@
+#!/usr/bin/env python
+"""Where an artefact's time goes: its records' run times summed per algorithm (and per public
+source within an algorithm), beside the artefact's wall time as its summary.md states it.
+
+Usage: ``python scripts/artefact_costs.py [results/fig1_nist ...] [--by public]``. Reads each
+folder's ``runs.csv`` (one row per run, ``runtime_s`` = the algorithm's own time, without
+building the problem or writing the record) and the ``wall time`` of its ``summary.md``. The
+run times were measured beside other work on a shared 2-core machine, so they add up to the
+CPU-seconds an artefact needs there (two workers share the two cores: wall ≈ sum / 2).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.console import run_or_fail
+
+DEFAULT = ("fig1_nist", "fig1_paper_scale", "fig2_adult_bias", "fig3_nist", "nist_shift", "sota",
+           "sota_adult", "table1")
+#: columns naming a run's public source, as the records spell them
+PUBLIC = ("dataset_region", "dataset_reduced", "public_region", "public_year", "public_fraction",
+          "public_shift", "delta_bias")
+
+
+def wall_time(folder: Path) -> str:
+    """The sweep's wall time as the artefact's summary.md states it ('' if not stated)."""
+    summary = folder / "summary.md"
+    if not summary.is_file():
+        return ""
+    found = re.search(r"wall time up to collection ([\d.,]+) s", summary.read_text())
+    return f"{found.group(1)} s" if found else ""
+
+
+def costs(folder: Path, by_public: bool) -> pd.DataFrame:
+    runs = pd.read_csv(folder / "runs.csv", low_memory=False)
+    keys = ["algo"] + ([c for c in PUBLIC if c in runs and runs[c].notna().any()]
+                       if by_public else [])
+    table = runs.groupby(keys, dropna=False)["runtime_s"].agg(
+        runs="size", total_s="sum", mean_s="mean", max_s="max")
+    table["share"] = table.total_s / table.total_s.sum()
+    return table.sort_values("total_s", ascending=False)
+
+
+def report(folders: list[str], by_public: bool) -> None:
+    for name in folders:
+        folder = Path(name if "/" in name else f"results/{name}")
+        if not (folder / "runs.csv").is_file():
+            raise ValueError(f"{folder} has no runs.csv; pass an artefact folder under results/")
+        table = costs(folder, by_public)
+        print(f"## {folder.name}: {table.runs.sum()} runs, {table.total_s.sum():,.0f} s of run "
+              f"time (≈ {table.total_s.sum() / 2:,.0f} s on two workers); sweep wall time "
+              f"{wall_time(folder) or 'not stated'}")
+        print(table.round({"total_s": 1, "mean_s": 2, "max_s": 1, "share": 3}).to_string())
+        print()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="*", default=list(DEFAULT))
+    parser.add_argument("--by", choices=("algo", "public"), default="algo")
+    args = parser.parse_args(argv)
+    run_or_fail(report, args.folders, args.by == "public")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+#!/usr/bin/env python
+"""GEM / GEM^Pub against the authors' PyTorch code on its ADULT setting, and the per-round cost
+of the Adaptive Measurements lines on the artefacts' problems.
+
+Usage:
+
+* ``python scripts/bench_successors.py reference --checkout DPQR --python VENV/bin/python
+  [--algo gem|gem_pub] [--runs 5] [--T 50] [--pretrain-steps N] --out runs.jsonl
+  [--table table.md]``: both codes on the same problem, interleaved seed by seed (what is run is
+  described in :mod:`experiments.release.bench.successors`); prints the comparison table.
+  ``DPQR`` is the user's checkout of ``terranceliu/dp-query-release`` (with its
+  ``datasets/``), ``VENV`` a virtual environment with PyTorch and its requirements; neither is
+  part of this project.
+* ``python scripts/bench_successors.py time -- OVERRIDES...``: one repetition of
+  ``python run.py OVERRIDES`` timed (seconds per round, pre-training, peak memory), printed as
+  one JSON line; e.g. ``time -- experiment=fig1_paper_scale algo=gem_pub public.shift=0.3
+  T=100``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from experiments.console import positive_int, run_or_fail
+from experiments.release.bench import successors
+
+
+def reference(args) -> None:
+    rows = successors.interleave(args.python, args.checkout, args.algo, list(range(args.runs)),
+                                 args.T, args.out, args.pretrain_steps)
+    text = successors.table(rows)
+    print(text)
+    if args.table:
+        args.table.write_text(text + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    ref = sub.add_parser("reference", help="side by side with the authors' code")
+    ref.add_argument("--checkout", type=Path, required=True)
+    ref.add_argument("--python", required=True, help="the reference venv's python")
+    ref.add_argument("--algo", choices=("gem", "gem_pub"), default="gem")
+    ref.add_argument("--runs", type=positive_int, default=5)
+    ref.add_argument("--T", type=positive_int, default=50)
+    ref.add_argument("--pretrain-steps", type=positive_int, default=200)
+    ref.add_argument("--out", type=Path, required=True)
+    ref.add_argument("--table", type=Path)
+    timing = sub.add_parser("time", help="one timed repetition of run.py OVERRIDES")
+    timing.add_argument("overrides", nargs="+")
+    args = parser.parse_args(argv)
+    if args.command == "reference":
+        run_or_fail(reference, args)
+    else:
+        run_or_fail(lambda: print(json.dumps(successors.time_line(args.overrides))))
+
+
+if __name__ == "__main__":
+    main()

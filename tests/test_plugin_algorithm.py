@@ -1,0 +1,104 @@
+"""An algorithm from another installed package (the ``pubpriv.algorithms`` entry points) runs
+through the same path as the built-in ones: ``run.py -m`` checks its options with the rules,
+runs, stores and accounts it, ``collect.py`` and ``plot_errors.py`` take its records; and the
+spend check every release passes refuses a release whose ρ does not match its ledger."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.release import plugins as runner_plugins
+from experiments.release.config import AlgoConf
+from experiments.release.query_release import PrivacyAccountingError, check_spend
+from pubpriv_core.algorithms import Release
+from pubpriv_core.algorithms.plugins import AlgorithmPlugin, PluginError
+from pubpriv_core.privacy import ZCDPBudget, rho_from_eps
+from plugin_helpers import REPO, plugin_env
+
+
+def _run(env, *args):
+    return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_plugin_sweep_is_checked_stored_accounted_collected_and_drawn(tmp_path):
+    env, out = plugin_env(tmp_path / "site"), tmp_path / "runs"
+    sweep = _run(env, "run.py", "-m", "algo=measure_fit", "eps=0.5,1", "runs=2",
+                 "dataset.preset=tiny", "workload.size=null", "T=10", f"results_dir={out}")
+    assert sweep.returncode == 0, sweep.stderr
+    assert "job 2/2 done" in sweep.stdout + sweep.stderr
+    assert "sweep done: 4 new record(s), 0 reused, 0 missing" in sweep.stdout
+    records = [json.loads(p.read_text()) for p in out.glob("records/*/*.json")]
+    assert len(records) == 4 and {r["algo"] for r in records} == {"measure_fit"}
+    for record in records:      # the ledger's total, within the budget of its ε
+        delta = record["delta"]
+        assert record["rho"] == pytest.approx(rho_from_eps(record["eps"], delta), rel=1e-9)
+        assert record["eps_spent"] <= record["eps"] * (1 + 1e-9)
+    collect = _run(env, "scripts/collect.py", str(out), "-o", str(out / "all.csv"))
+    assert collect.returncode == 0, collect.stderr
+    table = pd.read_csv(out / "all.csv")
+    assert sorted(table["eps"]) == [0.5, 0.5, 1.0, 1.0] and "opt_step" in table.columns
+    plot = _run(env, "scripts/plot_errors.py", str(out / "all.csv"), "-o", str(out / "f.png"))
+    assert plot.returncode == 0, plot.stderr
+    assert (out / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plugin_options_are_checked_by_the_rules(tmp_path):
+    env = plugin_env(tmp_path / "site")
+    bad = _run(env, "run.py", "algo=measure_fit", "algo.step=-1", f"results_dir={tmp_path}")
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == ("error: algo.step must be a finite number in (0, 100], got "
+                                  "-1.0; pass a multiplicative-weights step such as 1")
+    unknown = _run(env, "run.py", "algo=measure_fit", "algo.rounds=3", f"results_dir={tmp_path}")
+    assert unknown.returncode == 2 and unknown.stderr.startswith("error: ")
+    assert not (tmp_path / "records").exists()
+
+
+@dataclass
+class _Conf(AlgoConf):
+    name: str = "fake_algo"
+    scale: float = 1.0
+
+
+def _fake_run(problem, *, eps, delta, T, rng, scale=1.0):
+    raise AssertionError("not run here")
+
+
+def test_a_plugin_option_without_a_rule_is_refused():
+    plugin = AlgorithmPlugin(name="fake_algo", run=_fake_run, options=_Conf)
+    with pytest.raises(PluginError, match="option 'scale' has no rule"):
+        runner_plugins.install(plugin)
+
+
+def _release(rho, eps, ledger=None, accounting=None):
+    trace = {} if ledger is None else {"ledger": ledger}
+    if accounting:
+        trace["accounting"] = accounting
+    return Release("fake_algo", weights=None, answers=np.zeros(1), rho=rho, eps=eps,
+                   delta=1e-6, trace=trace)
+
+
+def test_spend_check_accepts_a_ledgered_release_and_refuses_misreports():
+    budget = ZCDPBudget.from_eps_delta(1.0, 1e-6)
+    budget.charge(budget.rho_total / 2, "a")
+    budget.charge(budget.rho_total / 2, "b")
+    good = _release(budget.spent, budget.eps(1e-6), list(budget.ledger))
+    check_spend(good, 1.0, 1e-6)
+    check_spend(_release(0.0, 0.0), 1.0, 1e-6)                       # a non-private reference
+    check_spend(_release(9.0, 0.9, accounting="advanced"), 1.0, 1e-6)  # ε-accounted (DualQuery)
+    with pytest.raises(PrivacyAccountingError, match="without a ledger"):
+        check_spend(_release(budget.spent, budget.eps(1e-6)), 1.0, 1e-6)
+    with pytest.raises(PrivacyAccountingError, match="its ledger adds up to"):
+        check_spend(_release(budget.spent / 2, budget.eps(1e-6), list(budget.ledger)), 1.0, 1e-6)
+    with pytest.raises(PrivacyAccountingError, match="above its budget"):
+        check_spend(_release(budget.spent, 1.5, list(budget.ledger)), 1.0, 1e-6)
+    with pytest.raises(PrivacyAccountingError, match="not eps_from_rho"):
+        check_spend(_release(budget.spent, 0.5, list(budget.ledger)), 1.0, 1e-6)
+    assert math.isclose(budget.spent, rho_from_eps(1.0, 1e-6), rel_tol=1e-12)
