@@ -185,7 +185,6 @@ class CalibrationPlan:
         cells, seps = int(self.col_e[-1]), int(self.sep_offset[-1])
         self.factors, self.logs, self.local = np.empty(cells), np.empty(cells), np.empty(cells)
         self.copies, self.sinks = np.empty(int(self.col_x[-1])), np.empty(int(self.col_x[-1]))
-        self.buffer = np.empty(int(self.k_run.max(initial=1)))
         self.shifts = np.empty(int(self.col_sh[-1]))
         self.bound, self.sums = np.empty(seps), np.empty(seps)
         self.scale, self.child_sums = np.empty(seps), np.empty(seps)
@@ -226,7 +225,7 @@ class CalibrationPlan:
                 self.col_smap, self.col_x, self.perm, self.pmap, self.smap, self.xmap,
                 self.opos, self.factors, self.logs, self.local, self.copies, self.shifts,
                 self.bound, self.sums, self.scale, self.child_sums, self.store, self.log_mode,
-                self.mass, self.sinks, self.buffer)
+                self.mass, self.sinks)
 
 
 # The kernels take the plan's arrays in the order of ``CalibrationPlan._arrays``. Clique k's
@@ -244,7 +243,7 @@ class CalibrationPlan:
 def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_outer, k_col0,
                k_opos, k_cell0, col_kind, col_src, col_size, col_cls, col_e, col_sh, col_smap,
                col_x, perm, pmap, smap, xmap, opos, factors, logs, local, copies, shifts, bound,
-               sums, scale, child_sums, store, log_mode, mass, sinks, buffer):  # pragma: no cover
+               sums, scale, child_sums, store, log_mode, mass, sinks):  # pragma: no cover
     """Upward then downward pass over every clique; the measured cliques' marginals into
     ``out``, every clique's belief weights into ``store``. Returns how many cliques were swept
     in log mode."""
@@ -255,7 +254,7 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
                  col_e, col_sh, col_smap, col_x, perm, pmap, smap, xmap, factors, copies, shifts,
                  bound, sums)
         _up(k, 0, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e, col_x, xmap,
-            opos, factors, logs, local, copies, store, buffer)
+            opos, factors, logs, local, copies, store)
         p = k_col0[k] + k_nin[k]
         s0, s1 = sep_offset[k], sep_offset[k + 1]
         log_mode[k] = False
@@ -269,7 +268,7 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
                         logs, bound, sums)
             for sweep in (1, 2):
                 _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e,
-                    col_x, xmap, opos, factors, logs, local, copies, store, buffer)
+                    col_x, xmap, opos, factors, logs, local, copies, store)
             for i in range(s1 - s0):
                 bound[s0 + perm[col_e[p] + i]] = logs[col_e[p] + i]
                 sums[s0 + perm[col_e[p] + i]] = local[col_e[p] + i]
@@ -281,7 +280,7 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
                         else 1.0 if parent[k] < 0 else 0.0)
         _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0,
               col_kind, col_src, col_size, col_cls, col_e, col_x, perm, xmap, opos, factors,
-              local, copies, scale, child_sums, store, log_mode, mass, sinks, buffer)
+              local, copies, scale, child_sums, store, mass, sinks)
     return modes
 
 
@@ -339,11 +338,10 @@ def _log_tables(k, theta, k_nin, k_col0, col_kind, col_src, col_size, col_e, per
 
 @numba.njit(cache=True)
 def _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e, col_x, xmap,
-        opos, factors, logs, local, copies, store, buffer):  # pragma: no cover
+        opos, factors, logs, local, copies, store):  # pragma: no cover
     """Upward sweep of clique k, the parent separator's table in loop order at its column's
-    place. ``sweep`` 0: local = the sums of Π factors (one run at a time in ``buffer``). Log
-    mode, 1: store = Σ logs, logs = its max (the exact bound); 2: store = exp(store − bound),
-    local = its sums."""
+    place. ``sweep`` 0: store = Π factors, local = its sums. Log mode, 1: store = Σ logs, logs =
+    its max (the exact bound); 2: store = exp(store − bound), local = its sums."""
     n, size, c0 = k_nin[k], k_run[k], k_col0[k]
     p = c0 + n
     e, cls = col_e[p], col_cls[p]
@@ -355,7 +353,7 @@ def _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e
     for o in range(k_outer[k]):
         row = k_opos[k] + o * (n + 1)
         cell = k_cell0[k] + o * size
-        weights = buffer[:size] if sweep == 0 else store[cell:cell + size]
+        weights = store[cell:cell + size]
         if sweep == 0:
             _product(n, c0, row, size, col_cls, col_e, col_x, opos, factors, copies, weights)
         elif sweep == 1:
@@ -420,10 +418,10 @@ def _log_sum(n, c0, row, size, col_cls, col_e, col_x, xmap, opos, logs,
 @numba.njit(cache=True)
 def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_kind,
           col_src, col_size, col_cls, col_e, col_x, perm, xmap, opos, factors, local, copies,
-          scale, child_sums, store, log_mode, mass, sinks, buffer):  # pragma: no cover
-    """Clique k's belief (the product of its factors, or in log mode store, times scale)
-    summed onto its hosted cliques (marginals in counts, into ``out``) and its children's
-    separators (``child_sums``: b_K(S_J), in the root's units)."""
+          scale, child_sums, store, mass, sinks):  # pragma: no cover
+    """Clique k's belief (store ← store·scale) summed onto its hosted cliques (marginals in
+    counts, into ``out``) and its children's separators (``child_sums``: b_K(S_J), in the
+    root's units)."""
     n, size, c0 = k_nin[k], k_run[k], k_col0[k]
     p = c0 + n
     for i in range(col_size[p]):        # the scale in loop order (copied out along the run)
@@ -437,11 +435,7 @@ def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_ce
     weight = 0.0
     for o in range(k_outer[k]):
         row = k_opos[k] + o * (n + 1)
-        if log_mode[k]:
-            weights = store[k_cell0[k] + o * size:k_cell0[k] + (o + 1) * size]
-        else:
-            weights = buffer[:size]
-            _product(n, c0, row, size, col_cls, col_e, col_x, opos, factors, copies, weights)
+        weights = store[k_cell0[k] + o * size:k_cell0[k] + (o + 1) * size]
         at = opos[row + n]
         if col_cls[p] == NONE:
             value = factors[col_e[p] + at]
@@ -481,21 +475,6 @@ def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_ce
 def _fill(k, table, preorder, parent, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos,
           k_cell0, col_kind, col_src, col_size, col_cls, col_e, col_sh, col_smap, col_x, perm,
           pmap, smap, xmap, opos, factors, logs, local, copies, shifts, bound, sums, scale,
-          child_sums, store, log_mode, mass, sinks, buffer):  # pragma: no cover
-    """Clique k's belief weights on every cell (its loop order) after a calibration, whose
-    factors, scales and log-mode weights the buffers still hold."""
-    n, size, c0 = k_nin[k], k_run[k], k_col0[k]
-    p = c0 + n
-    for o in range(k_outer[k]):
-        weights = table[o * size:(o + 1) * size]
-        if log_mode[k]:
-            weights[:] = store[k_cell0[k] + o * size:k_cell0[k] + (o + 1) * size]
-            continue
-        row = k_opos[k] + o * (n + 1)
-        _product(n, c0, row, size, col_cls, col_e, col_x, opos, factors, copies, weights)
-        at = opos[row + n]
-        scaled = (factors[col_e[p] + at:col_e[p] + at + 1] if col_cls[p] == NONE else
-                  factors[col_e[p] + at:col_e[p] + at + size] if col_cls[p] == ALL else
-                  copies[col_x[p] + at:col_x[p] + at + size])
-        for j in range(size):
-            weights[j] *= scaled[0 if col_cls[p] == NONE else j]
+          child_sums, store, log_mode, mass, sinks):  # pragma: no cover
+    """Clique k's belief weights on every cell (its loop order) after a calibration."""
+    table[:] = store[k_cell0[k]:k_cell0[k + 1]]
