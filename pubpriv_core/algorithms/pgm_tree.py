@@ -14,6 +14,8 @@ distribution.
 """
 from __future__ import annotations
 
+import functools
+
 import networkx as nx
 import numpy as np
 from mbi import junction_tree
@@ -21,6 +23,27 @@ from mbi import junction_tree
 from pubpriv_core.algorithms import pgm_calibrate, pgm_descent, pgm_joint
 
 Clique = tuple[str, ...]
+
+# numpy's greedy contraction path with no cap on intermediates: its default cap (the largest
+# operand) makes it fall back to one loop over every index of the subtree, 10³–10⁵× slower.
+PAIRWISE = ("greedy", 2 ** 40)
+PATHS_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=PATHS_KEPT)
+def _path(signature: tuple) -> list:
+    """``numpy.einsum_path``'s greedy path for operands of these (subscripts, shape)."""
+    arguments = [x for subscripts, shape in signature[:-1]
+                 for x in (np.broadcast_to(0.0, shape), list(subscripts))]
+    return np.einsum_path(*arguments, list(signature[-1]), optimize=PAIRWISE)[0]
+
+
+def _contraction(operands: list, output: list) -> list:
+    """The contraction path for ``einsum(*operands, output)`` (the path only depends on the
+    operands' subscripts and shapes, so queries of one shape share one search)."""
+    signature = tuple((tuple(operands[i + 1]), operands[i].shape)
+                      for i in range(0, len(operands), 2)) + (tuple(output),)
+    return _path(signature)
 
 
 class _Scope:
@@ -127,6 +150,7 @@ class TreeModel:
         theta = np.concatenate([np.ravel(t) for t in potentials]) if potentials else np.zeros(0)
         self.beliefs = self.junction.plan.beliefs(theta.astype(float), self.total)
         self._conditionals: dict[tuple[int, int], np.ndarray] = {}
+        self._reductions: dict[tuple, tuple[Clique, np.ndarray]] = {}
 
     def joint(self) -> pgm_joint.JointModel:
         """The same distribution on the joint table: log table Σ_C θ_C."""
@@ -151,16 +175,15 @@ class TreeModel:
     def _outside(self, query: set) -> tuple[Clique, np.ndarray]:
         """Counts on ``query`` from the subtree left when leaves adding no query attribute
         beyond their separator are pruned: there p = Π_K b_K / Π_S b_S, written as each
-        component root's belief times every other clique's conditional b_K / b_S, and summed
-        over the other attributes by variable elimination from the leaves: each clique sends
-        its parent the product of its table and its children's messages summed onto the
-        separator and the query attributes (one ``numpy.einsum`` per clique, no path search).
-        Beliefs are counts here: a cell whose count underflows carries no mass, and a
-        conditional 0/0 is taken as 0."""
+        component root's belief times every other clique's conditional b_K / b_S, each first
+        summed over the attributes no other table and no query shares (:meth:`_reduced`, kept
+        for the next query), then contracted by ``numpy.einsum`` (variable elimination in the
+        order of its greedy path search, kept for the next query of the same shape:
+        :func:`_contraction`). Beliefs are counts here: a cell whose count underflows carries
+        no mass, and a conditional 0/0 is taken as 0."""
         scope, neighbours = self.junction.scope, self._pruned(query)
-        cliques, position = self.junction.cliques, scope.position
-        factors, seen = [], set()
-        for root in sorted(neighbours):
+        tables, seen = [], set()
+        for root in neighbours:
             if root in seen:
                 continue
             order, parent = [root], {root: -1}
@@ -169,25 +192,27 @@ class TreeModel:
                     parent[j] = k
                     order.append(j)
             seen.update(order)
-            messages: dict[int, list] = {k: [] for k in order}
-            for k in reversed(order):
-                table = (self.beliefs[k] / self.total if parent[k] < 0
-                         else self._conditional(k, parent[k]))
-                operands, held = [table, [position[a] for a in cliques[k]]], set(cliques[k])
-                for attrs, message in messages.pop(k):
-                    operands += [message, [position[a] for a in attrs]]
-                    held |= set(attrs)
-                towards = set(cliques[parent[k]]) if parent[k] >= 0 else set()
-                kept = scope.canonical(held & (query | towards))
-                message = np.einsum(*operands, [position[a] for a in kept])
-                if parent[k] >= 0:
-                    messages[parent[k]].append((kept, message))
-                else:
-                    factors.append((kept, message))
-        operands = [x for attrs, table in factors for x in (table, [position[a] for a in attrs])]
+            tables += [(k, parent[k]) for k in order]
+        cliques = self.junction.cliques
+        operands = []
+        for k, p in tables:
+            shared = set().union(query, *(cliques[j] for j, _ in tables if j != k))
+            attrs, table = self._reduced(k, p, scope.canonical(set(cliques[k]) & shared))
+            operands += [table, [scope.position[a] for a in attrs]]
         attrs = scope.canonical(query)
-        table = np.einsum(*operands, [position[a] for a in attrs])
+        output = [scope.position[a] for a in attrs]
+        table = np.einsum(*operands, output, optimize=_contraction(operands, output))
         return attrs, table * (self.total / table.sum())
+
+    def _reduced(self, k: int, p: int, kept: Clique) -> tuple[Clique, np.ndarray]:
+        """Clique k's table (its belief as a fraction if p < 0, else its conditional given the
+        separator with p) summed onto ``kept`` (cached)."""
+        key = (k, p, kept)
+        if key not in self._reductions:
+            table = self.beliefs[k] / self.total if p < 0 else self._conditional(k, p)
+            self._reductions[key] = self.junction.scope.project(self.junction.cliques[k],
+                                                               table, kept)
+        return self._reductions[key]
 
     def _conditional(self, k: int, p: int) -> np.ndarray:
         """b_K / b_S on clique k's cells, S its separator with neighbour p (cached)."""
