@@ -16,7 +16,7 @@ from experiments.release.problems import build_problem
 from pubpriv_core.algorithms import ALGORITHMS, check_algorithm, run_algorithm
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 
-TINY = ["dataset.preset=tiny", "workload.k=2", "workload.size=3", "runs=1", "T=2"]
+TINY = ["dataset.preset=tiny", "workload.k=2", "workload.size=4", "runs=1", "T=2"]
 
 
 def _never_called():

@@ -185,7 +185,7 @@ def algorithm_pairs() -> list[tuple[str, str, str]]:
             if a != b and names[a] - names[b]]
 
 
-TINY = ["dataset.preset=tiny", "workload.k=2", "workload.size=3"]
+TINY = ["dataset.preset=tiny", "workload.k=2", "workload.size=4", "T=2"]
 
 
 @pytest.mark.parametrize("a, b, option", algorithm_pairs(), ids=lambda v: str(v))

@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> None:
         node = cfg.experiment if "experiment" in cfg else cfg
         if verbose:
             print(OmegaConf.to_yaml(cfg))
+        check_output(node.get("out"))   # before the progress reads the records folder
         with theory_run(str(node.get("name", "?")), Path(str(node.get("out", "."))) / "records") \
                 as current, quiet_workers():
             run_theory(cfg)
