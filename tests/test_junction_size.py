@@ -91,6 +91,20 @@ def test_fallback_to_mbi_beyond_int64():
     assert pgm.model_size_mb(domain, cliques) == hypothetical_model_size(domain, cliques)
 
 
+def test_inside_any_matches_subset_tests_within_and_beyond_int64_bitsets():
+    rng = np.random.default_rng(3)
+    for d in (6, 70):     # 70 attributes: Python integers instead of the compiled bitsets
+        domain = mbi.Domain([f"x{i}" for i in range(d)], [2] * d)
+        cliques = random_cliques(rng, domain, 5)
+        # each clique's first attribute is inside; all attributes together are outside
+        candidates = (random_cliques(rng, domain, 40) + [c[:1] for c in cliques]
+                      + [tuple(domain.attributes)])
+        expected = [any(set(r) <= set(c) for c in cliques) for r in candidates]
+        np.testing.assert_array_equal(junction_size.inside_any(domain, cliques, candidates),
+                                      expected)
+        assert 0 < sum(expected) < len(expected)
+
+
 def workload_check(domain, workload_cliques, candidates, prefixes):
     for size in prefixes:
         np.testing.assert_array_equal(

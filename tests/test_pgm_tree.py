@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import pgm, run_algorithm
+from pubpriv_core.algorithms import pgm, pgm_descent, run_algorithm
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.algorithms.pgm_joint import JointModel
 from pubpriv_core.algorithms.pgm_tree import TreeModel
@@ -104,8 +104,8 @@ def test_every_marginal_equals_the_joint_tables(structure, scale):
 
 def test_potentials_thousands_of_nats_apart_stay_exact():
     """Potentials thousands of nats apart (as empty public cells drive them) underflow any
-    exp taken against one max per table; the per-separator-cell maxima keep every marginal
-    exact."""
+    exp taken against one max per table, and the factors' products of a slice underflow: those
+    cliques are swept again in log mode, and every marginal stays exact."""
     tree, joint = random_model("loop", 8, 1.0)
     dom = domain()
     tables = [np.asarray(t, dtype=float).copy() for t in tree.potentials.values()]
@@ -113,6 +113,7 @@ def test_potentials_thousands_of_nats_apart_stay_exact():
     tables[4][:, 1, :] += 900.0   # e = 1 pushed up on (d, e, f) and down as much on (b, e):
     tables[5][:, 1] -= 900.0      # one max per table would lose one side of e entirely
     tree = TreeModel(dom, tree.cliques, tables, TOTAL)
+    assert tree.junction.plan.log_calibrations > 0
     log_table = np.zeros(dom.shape)
     for clique, table in zip(tree.cliques, tables):
         log_table = log_table + mbi.Factor(dom.project(clique), table).expand(dom).values
@@ -121,6 +122,69 @@ def test_potentials_thousands_of_nats_apart_stay_exact():
     for clique in all_cliques(2) + all_cliques(3):
         np.testing.assert_allclose(tree.marginal(clique), joint.marginal(clique), rtol=0,
                                    atol=1e-9 * TOTAL)
+
+
+def random_structure(rng, attributes: int, count: int):
+    """A domain of ``attributes`` attributes (sizes 2–5) and ``count`` random 2–4-way cliques."""
+    names = [f"x{i}" for i in range(attributes)]
+    dom = mbi.Domain(names, [int(n) for n in rng.integers(2, 6, size=attributes)])
+    cliques = [tuple(sorted(rng.choice(names, size=int(rng.integers(2, 5)), replace=False),
+                            key=names.index)) for _ in range(count)]
+    return dom, cliques
+
+
+def test_compiled_calibration_matches_the_joint_table_on_random_trees():
+    """Random junction trees whose cliques meet their runs in every way (tables holding none,
+    all or some of the run's attributes): every marginal of every measured and junction-tree
+    clique equals the joint table's, in product mode (no log-mode sweep at these scales)."""
+    rng = np.random.default_rng(11)
+    classes = set()
+    for case in range(30):
+        dom, cliques = random_structure(rng, int(rng.integers(5, 9)), int(rng.integers(2, 7)))
+        cliques = list(dict.fromkeys(cliques))
+        tables = [rng.normal(0.0, 3.0, dom.project(c).shape) for c in cliques]
+        tree = TreeModel(dom, cliques, tables, TOTAL)
+        log_table = np.zeros(dom.shape)
+        for clique, table in zip(cliques, tables):
+            log_table = log_table + mbi.Factor(dom.project(clique), table).expand(dom).values
+        joint = JointModel(dom, cliques, log_table, TOTAL)
+        counts = joint.counts()
+        for clique in cliques + tree.junction.cliques:
+            np.testing.assert_allclose(tree.marginal(clique), joint.marginal(clique, counts),
+                                       rtol=1e-10, atol=1e-10 * TOTAL)
+        classes |= set(tree.junction.plan.col_cls.tolist())
+        assert tree.junction.plan.log_calibrations == 0
+    assert classes == {0, 1, 2}
+
+
+def test_loss_and_gradient_add_in_scipys_order():
+    dom, measured = measurements(6, STRUCTURES["loop"])
+    objective = pgm_descent.Objective(dom, measured)
+    mu = np.random.default_rng(6).random(objective.cells) * TOTAL
+    residual = objective.project @ mu - objective.values
+    weighted = residual * objective.precision
+    loss, gradient = objective.loss_and_gradient(mu)
+    assert loss == 0.5 * float(residual @ weighted)
+    np.testing.assert_array_equal(gradient, objective.project.T @ weighted)
+
+
+def test_auto_moves_from_the_tree_to_the_joint_table_when_the_table_is_smaller():
+    dom, measured = measurements(9, STRUCTURES["loop"])
+    chain = [m.clique for m in measured[:2]]
+    assert pgm.resolve_estimator(dom, "auto", chain) == "tree"
+    assert pgm.resolve_estimator(dom, "auto", all_cliques(4)) == "full_table"
+    assert pgm.resolve_estimator(dom, "auto") == "full_table"
+    first = pgm.fit(dom, measured[:2], TOTAL, 60, estimator="auto")
+    assert isinstance(first, TreeModel)
+    assert max_gap(first, first.joint(), all_cliques(3)) < 1e-9 * TOTAL
+    wide = [pgm.measurement(np.full(dom.size(c), TOTAL / dom.size(c)), c, 5.0)
+            for c in all_cliques(4)[:6]]
+    later = pgm.fit(dom, measured + wide, TOTAL, 60, warm_start=first, estimator="auto")
+    reference = pgm.fit(dom, measured + wide, TOTAL, 60, estimator="full_table",
+                        warm_start=pgm.fit(dom, measured[:2], TOTAL, 60,
+                                           estimator="full_table"))
+    assert isinstance(later, JointModel)
+    assert max_gap(later, reference, all_cliques(3)) < 1e-8 * TOTAL
 
 
 def test_auto_picks_the_tree_above_the_cell_limit_and_warm_starts_stay_with_one_estimator():
@@ -141,10 +205,12 @@ def test_auto_picks_the_tree_above_the_cell_limit_and_warm_starts_stay_with_one_
     ("mst", {}, False),
     ("jam_pgm", {"rounds": 5}, True),
 ])
-def test_mechanisms_make_the_same_selections_with_the_tree(algo, options, public):
+@pytest.mark.parametrize("estimator", ["tree", "auto"])
+def test_mechanisms_make_the_same_selections_with_the_tree(algo, options, public, estimator):
     releases = check_same_release(tiny(public, attributes=5), algo, options,
-                                  ("full_table", "tree"), 1e-6)
-    assert isinstance(releases[1].trace["model"], TreeModel)
+                                  ("full_table", estimator), 1e-6)
+    if estimator == "tree":
+        assert isinstance(releases[1].trace["model"], TreeModel)
 
 
 def test_unknown_estimator_is_refused():

@@ -123,17 +123,21 @@ def _cells_with_each(adj: np.ndarray, sizes: np.ndarray, candidates: np.ndarray)
 
 def bitset(domain: mbi.Domain, clique) -> int:
     """The attributes of ``clique`` as bits at their positions in ``domain``."""
-    return sum(1 << domain.attributes.index(a) for a in set(clique))
+    return _bitsets(domain, [clique])[0]
+
+
+def _bitsets(domain: mbi.Domain, cliques) -> list[int]:
+    position = {a: i for i, a in enumerate(domain.attributes)}
+    return [sum(1 << position[a] for a in set(clique)) for clique in cliques]
 
 
 def _graph(domain: mbi.Domain, cliques) -> np.ndarray:
     """Neighbour bitsets of the interaction graph of ``cliques``."""
     adj = np.zeros(len(domain.attributes), dtype=np.int64)
-    for clique in cliques:
-        bits = bitset(domain, clique)
+    position = {a: i for i, a in enumerate(domain.attributes)}
+    for clique, bits in zip(cliques, _bitsets(domain, cliques)):
         for a in set(clique):
-            i = domain.attributes.index(a)
-            adj[i] |= bits & ~(1 << i)
+            adj[position[a]] |= bits & ~(1 << position[a])
     return adj
 
 
@@ -151,7 +155,7 @@ def sizes_with_each(domain: mbi.Domain, cliques, candidates) -> np.ndarray:
         return np.array([junction_tree.hypothetical_model_size(domain, [*cliques, r])
                          for r in candidates], dtype=float)
     adj = _graph(domain, cliques)
-    masks = np.array([bitset(domain, r) for r in candidates], dtype=np.int64)
+    masks = np.array(_bitsets(domain, candidates), dtype=np.int64)
     sizes = np.array(domain.shape, dtype=np.int64)
     cells = _cells_with_each(adj, sizes, masks)
     return np.array([int(c) * 8 / 2 ** 20 for c in cells], dtype=float)
@@ -165,9 +169,22 @@ def model_size_mb(domain: mbi.Domain, cliques) -> float:
 def inside_any(domain: mbi.Domain, cliques, candidates) -> np.ndarray:
     """For each candidate, whether it lies inside one of ``cliques`` (then JT-SIZE is
     unchanged by adding it)."""
-    masks = [bitset(domain, c) for c in cliques]
-    return np.array([any(bitset(domain, r) & ~m == 0 for m in masks) for r in candidates],
-                    dtype=bool)
+    masks, bits = _bitsets(domain, cliques), _bitsets(domain, candidates)
+    if len(domain.attributes) > MAX_ATTRIBUTES:     # beyond int64 bitsets
+        return np.array([any(r & ~m == 0 for m in masks) for r in bits], dtype=bool)
+    return _inside(np.array(masks, dtype=np.int64), np.array(bits, dtype=np.int64))
+
+
+@nb.njit(cache=True)
+def _inside(masks: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """For each candidate bitset, whether one of ``masks`` holds all its bits."""
+    out = np.zeros(candidates.size, dtype=np.bool_)
+    for i in range(candidates.size):
+        for m in masks:
+            if candidates[i] & ~m == 0:
+                out[i] = True
+                break
+    return out
 
 
 def within_limit(domain: mbi.Domain, cliques, candidates, limit_mb: float) -> np.ndarray:

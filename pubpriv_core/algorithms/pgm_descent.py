@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
+import numba
 import numpy as np
 import scipy.sparse
 from mbi import clique_utils, estimation, marginal_loss
@@ -61,10 +62,30 @@ class Objective:
                                        shape=(start, self.cells))
 
     def loss_and_gradient(self, mu: np.ndarray) -> tuple[float, np.ndarray]:
-        """L(μ) and ∇_{μ_C}L for every maximal C (concatenated), from maximal marginals μ."""
-        residual = self.project @ mu - self.values
-        weighted = residual * self.precision
-        return 0.5 * float(residual @ weighted), self.project.T @ weighted
+        """L(μ) and ∇_{μ_C}L for every maximal C (concatenated), from maximal marginals μ: the
+        sparse products of ``project @ mu`` and ``project.T @ weighted`` in one compiled call,
+        adding in scipy's order (so the same floats) without its per-call overhead."""
+        residual, weighted = np.empty(self.values.size), np.empty(self.values.size)
+        gradient = np.zeros(self.cells)
+        _residual_and_gradient(self.project.indptr, self.project.indices, mu, self.values,
+                               self.precision, residual, weighted, gradient)
+        return 0.5 * float(residual @ weighted), gradient
+
+
+@numba.njit(cache=True)
+def _residual_and_gradient(indptr, indices, mu, values, precision, residual, weighted,
+                           gradient):  # pragma: no cover
+    """residual = P·μ − y, weighted = residual·precision, gradient += Pᵀ·weighted for the 0/1
+    matrix P in CSR form: scipy's ``csr_matvec`` and ``csc_matvec`` loops."""
+    for i in range(indptr.size - 1):
+        total = 0.0
+        for jj in range(indptr[i], indptr[i + 1]):
+            total += mu[indices[jj]]
+        residual[i] = total - values[i]
+        weighted[i] = residual[i] * precision[i]
+    for i in range(indptr.size - 1):
+        for jj in range(indptr[i], indptr[i + 1]):
+            gradient[indices[jj]] += weighted[i]
 
 
 class Iterate(Protocol):

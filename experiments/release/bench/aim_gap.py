@@ -32,6 +32,7 @@ from experiments.release.bench.pgm import nist_problem
 from pubpriv_core.algorithms import aim, pgm  # pgm first: it sets JAX up before mbi loads
 from pubpriv_core.algorithms.base import ReleaseProblem
 from pubpriv_core.algorithms.pgm_joint import JointModel
+from pubpriv_core.algorithms.pgm_tree import TreeModel
 from pubpriv_core.algorithms.select_measure import release
 from pubpriv_core.privacy import rho_from_eps
 from pubpriv_core.queries.errors import error_summary
@@ -44,7 +45,15 @@ VARIANTS = ("final_2500", "synthetic")
 
 def as_mbi_model(model, domain) -> MarkovRandomField:
     """The fitted model as an ``mbi.MarkovRandomField`` (a joint-table model becomes one
-    potential on all attributes: the same distribution)."""
+    potential on all attributes, a junction-tree model keeps its cliques' potentials: the same
+    distribution)."""
+    if isinstance(model, TreeModel):
+        cliques = [tuple(c) for c in model.cliques]
+        potentials = CliqueVector(domain, cliques, {
+            c: Factor(domain.project(c), model.potentials[c]) for c in cliques})
+        marginals = CliqueVector(domain, cliques, {
+            c: Factor(domain.project(c), model.marginal(c)) for c in cliques})
+        return MarkovRandomField(potentials=potentials, marginals=marginals, total=model.total)
     if not isinstance(model, JointModel):
         return model
     attrs = tuple(domain.attributes)
