@@ -78,7 +78,7 @@ def test_ctrl_c_keeps_records_and_says_how_to_resume(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     kept = len(_records(out))
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert err == f"interrupted: {kept} records kept in {out}; re-run the same command to " \
                   "resume\n"
     assert 4 <= kept < 22 and not _leftovers(out)
