@@ -173,3 +173,10 @@ def test_runs_label_counts_runs_in_words():
     assert figures.runs_label(table([1, 1])) == "1 run"
     assert figures.runs_label(table([5, 5])) == "5 runs"
     assert figures.runs_label(table([3, 5])) == "3–5 runs per point"
+
+
+def test_a_summary_without_dualquery_runs_has_no_degenerate_section():
+    runs = collected()
+    runs = runs[runs["algo"] != "dualquery"].drop(columns="trace_rounds", errors="ignore")
+    text = summary_text(build(runs, "paper"))
+    assert "Degenerate DualQuery releases" not in text

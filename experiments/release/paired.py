@@ -242,7 +242,10 @@ def grid_edges(test: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
 
 
 def few_rounds(runs: pd.DataFrame) -> pd.DataFrame:
-    """Selected DualQuery settings whose release has fewer than :data:`FEW_ROUNDS` records."""
+    """Selected DualQuery settings whose release has fewer than :data:`FEW_ROUNDS` records (none
+    when no DualQuery run is in ``runs``: its records alone carry ``trace_rounds``)."""
+    if "trace_rounds" not in runs.columns:
+        return pd.DataFrame(columns=["line", "row", "eps", "trace_rounds"])
     dq = runs[(runs["algo"] == "dualquery") & runs["trace_rounds"].notna()]
     rounds = dq.groupby(["line", "row", "eps"])["trace_rounds"].max().reset_index()
     return rounds[rounds["trace_rounds"] < FEW_ROUNDS]
