@@ -134,15 +134,15 @@ def slopes(df: pd.DataFrame, cfg) -> pd.DataFrame:
     rows = []
     for alg, g in df.groupby("alg"):
         g = g.dropna(subset=["n_star"])
-        for name, part in (("[1/α, 1/α³]", g[(g.m >= lo * (1 - tol)) & (g.m <= hi * (1 + tol))]),
-                           ("[1/α³, ∞)", g[g.m >= hi * (1 - tol)])):
-            trials = _trials(part.n_star_repeats)
+        for name, segment in (("[1/α, 1/α³]", g[(g.m >= lo * (1 - tol)) & (g.m <= hi * (1 + tol))]),
+                              ("[1/α³, ∞)", g[g.m >= hi * (1 - tol)])):
+            trials = _trials(segment.n_star_repeats)
             label = f"{alg}: log n* vs log m on {name}"
-            if len(part) >= 5 and min(len(t) for t in trials) >= 2:
-                rows.append(slope_row(label, part.m, trials, rng) | {"alg": alg})
+            if len(segment) >= 5 and min(len(t) for t in trials) >= 2:
+                rows.append(slope_row(label, segment.m, trials, rng) | {"alg": alg})
             else:
-                rows.append({"fit": label, "slope": fit_slope(part.m, part.n_star), "ci_lo": float("nan"),
-                             "ci_hi": float("nan"), "n_points": len(part), "trials_per_point": 1, "alg": alg})
+                rows.append({"fit": label, "slope": fit_slope(segment.m, segment.n_star), "ci_lo": float("nan"),
+                             "ci_hi": float("nan"), "n_points": len(segment), "trials_per_point": 1, "alg": alg})
     return pd.DataFrame(rows)
 
 
