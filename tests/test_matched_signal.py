@@ -75,3 +75,12 @@ def test_another_draw_samples_the_same_models_again():
     base = dict(preset="tiny", n=300, seed=0)
     first, again, other = (load_dataset("synthetic", **base, draw=d).records for d in (0, 0, 2))
     assert (first == again).all() and not (first == other).all()
+
+
+def test_an_error_line_names_the_paper_equivalent_budget_it_ran_at():
+    from experiments.release.sweep import describe
+
+    cfg = {"algo": {"name": "pmwpub"}, "dataset": {"name": "nist_acs"},
+           "public": {"kind": "dataset"}, "eps": 1.0, "eps_equiv": 0.25, "T": 50}
+    assert describe(cfg) == "pmwpub on nist_acs (public dataset), eps_equiv=0.25, T=50"
+    assert "eps=1," in describe({**cfg, "eps_equiv": None})

@@ -211,9 +211,12 @@ def check_all(configs: Sequence[dict[str, Any]]) -> None:
 
 
 def describe(cfg: dict[str, Any]) -> str:
-    """``pmwpub on adult (public biased), eps=0.1, T=50``: a config in an error line."""
+    """``pmwpub on adult (public biased), eps=0.1, T=50``: a config in an error line (its
+    ``eps_equiv`` instead of ``eps`` when that sets the budget)."""
+    budget = (f"eps_equiv={cfg['eps_equiv']:g}" if cfg.get("eps_equiv") is not None
+              else f"eps={cfg['eps']:g}")
     return (f"{cfg['algo']['name']} on {cfg['dataset']['name']} (public "
-            f"{cfg['public']['kind']}), eps={cfg['eps']:g}, T={cfg['T']}")
+            f"{cfg['public']['kind']}), {budget}, T={cfg['T']}")
 
 
 def run_group(group: Sequence[Task]) -> tuple[float, int]:
