@@ -98,13 +98,16 @@ class ArgumentParser(argparse.ArgumentParser):
 def run_or_fail(fn: Callable, *args):
     """Call a script's library function and return its result; a missing data file or a bad
     value is one ``error:`` line and status 2, a failed write one line and status 1, Ctrl-C one
-    line and status 130 — never a traceback."""
+    line and status 130, a fault the function names (a ``RuntimeError``: a solver or an external
+    program that failed) one line and status 1 — never a traceback."""
     try:
         return fn(*args)
     except (DataUnavailableError, ValueError) as err:
         fail(str(err))
     except OSError as err:
         fail(write_failure_line(err), EXIT_FAULT)
+    except RuntimeError as err:
+        fail(" ".join(str(err).split()), EXIT_FAULT)
     except KeyboardInterrupt:
         fail("interrupted; what was written before is complete, re-run to finish",
              EXIT_INTERRUPTED)

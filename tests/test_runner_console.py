@@ -27,3 +27,13 @@ def test_run_or_fail_is_one_line_and_exit_2(err, capsys):
         run_or_fail(boom)
     assert exit_.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [f"error: {err}"]
+
+
+def test_run_or_fail_names_a_fault_in_one_line_and_exit_1(capsys):
+    def boom():
+        raise RuntimeError("the released code failed on inputs.npz:\n['ModuleNotFoundError']")
+    with pytest.raises(SystemExit) as exit_:
+        run_or_fail(boom)
+    assert exit_.value.code == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: the released code failed on inputs.npz: ['ModuleNotFoundError']"]
