@@ -25,6 +25,8 @@
              --tuning paper|best_average|validation (paper, §5.4: PMW^Pub on validation data
              where it was run, the baselines by their best average)
              --jobs N --set key=value (replace an axis in every block) --data-root DIR
+             --algos a,b (run and draw only these algorithms' lines; the summary names the
+             others, and a later run without it adds them to the same records)
              --results-dir DIR (records) --no-run (collect + plot; with no records, redraw
              the committed results/<artefact>/runs.csv) --into runs|results (outputs under
              runs/artefacts/, the default, or into the committed results/) --out DIR
@@ -35,6 +37,7 @@ The artefacts are listed in :mod:`experiments.release.catalogue`; the work is
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -62,15 +65,28 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the CSVs, figure and summary under runs/artefacts/ (default) "
                              "or into the committed results/<artefact>/")
     parser.add_argument("--out", help="output folder (replaces --into)")
+    parser.add_argument("--algos", type=algo_list, default=(), metavar="NAME[,NAME...]",
+                        help="run and draw only these algorithms' blocks (the summary names the "
+                             "lines left out; re-run without it to add them)")
     parser.add_argument("--no-run", action="store_true",
                         help="only collect, select and plot (no records: the committed runs.csv)")
     args = parser.parse_args(argv)
     if args.artefact in OTHERS:
+        if args.algos:
+            parser.error(f"--algos applies to one query-release artefact, not {args.artefact}")
         return dispatch(args)
     return reproduce(args.artefact, quick=args.quick, tuning=args.tuning, jobs=args.jobs,
                      settings=args.set, data_root=args.data_root, results_dir=args.results_dir,
-                     out=args.out, no_run=args.no_run, into=args.into,
+                     out=args.out, no_run=args.no_run, into=args.into, algos=args.algos,
                      command=list(sys.argv[1:] if argv is None else argv))
+
+
+def algo_list(text: str) -> tuple[str, ...]:
+    """``pmwpub,aim`` → ("aim", "pmwpub")."""
+    names = tuple(sorted({part.strip() for part in text.split(",") if part.strip()}))
+    if not names:
+        raise argparse.ArgumentTypeError("needs algorithm names, e.g. --algos pmwpub,dualquery")
+    return names
 
 
 def dispatch(args) -> int:

@@ -72,8 +72,10 @@ class Plan:
         return new
 
 
-def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
-    """Compose every block of ``artefact`` with the extra ``settings`` (``--set``, paths)."""
+def plan(artefact: Artefact, settings: list[str], quick: bool,
+         algos: tuple[str, ...] = ()) -> Plan:
+    """Compose every block of ``artefact`` with the extra ``settings`` (``--set``, paths);
+    ``algos`` (when given) keeps only the configs of these algorithms (``--algos``)."""
     jobs, owners = [], []
     for block in artefact.blocks:
         extra = quick_overrides(block, artefact.quick_keep) if quick else []
@@ -83,6 +85,8 @@ def plan(artefact: Artefact, settings: list[str], quick: bool) -> Plan:
     configs: dict[str, dict] = {}
     tags, tuned = [], []
     for cfg, block in zip(compose_jobs(jobs), owners):  # one Hydra compose per group choice
+        if algos and cfg["algo"]["name"] not in algos:
+            continue
         if block.tuned:
             tuned.append((cfg, block.row))
             continue
@@ -226,11 +230,13 @@ def committed_table(artefact: Artefact) -> tuple[pd.DataFrame, Path] | None:
 def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs: int = 2,
               settings: list[str] | None = None, data_root: str | None = None,
               results_dir: str | None = None, out: str | None = None, no_run: bool = False,
-              into: str = "runs", command: list[str] | None = None) -> int:
+              into: str = "runs", command: list[str] | None = None,
+              algos: tuple[str, ...] = ()) -> int:
     """Sweep, collect, select and draw artefact ``name`` (or an alias); returns the exit status.
 
     ``settings`` are overrides applied to every block; ``command`` is the command line recorded
-    in ``summary.md``. With ``no_run`` nothing is computed: the stored records are collected, or,
+    in ``summary.md``; ``algos`` keeps only the blocks of these algorithms (the summary names
+    the lines left out). With ``no_run`` nothing is computed: the stored records are collected, or,
     when there are none, the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
     ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. Bad input is one ``error:``
     line (status 2), a failed write one line (status 1), Ctrl-C the records kept (status 130)."""
@@ -245,13 +251,14 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     folders: list[str] = []
     try:
         writable_folder(folder, "--out")
-        work = plan(artefact, settings, quick)
+        work = plan(artefact, settings, quick, algos)
+        left_out = lines_left_out(artefact, settings, quick, work, algos)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
             report = run_stages(work, no_run, jobs)
         table, source = collect_or_committed(work, artefact, no_run)
         notes = run_notes(command or [], artefact, tuning, report, jobs,
-                          time.perf_counter() - tick, source)
+                          time.perf_counter() - tick, source) + left_out
         if report is None:  # keep the provenance of the sweep that made the records
             notes = previous_notes(source.parent if source else folder) + notes
         measured = None if report else measured_on((source.parent if source else folder)
@@ -270,6 +277,24 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         print(f"wrote {path}")
     print(f"{artefact.name}: wall time {time.perf_counter() - tick:.1f} s ({machine()})")
     return 0
+
+
+def lines_left_out(artefact: Artefact, settings: list[str], quick: bool, work: Plan,
+                   algos: tuple[str, ...]) -> list[str]:
+    """With ``--algos``: the provenance line naming the artefact's algorithms not run (an
+    unknown name is an error naming the artefact's algorithms)."""
+    if not algos:
+        return []
+    every = sorted({cfg["algo"]["name"] for cfg in plan(artefact, settings, quick).configs})
+    unknown = sorted(set(algos) - set(every))
+    if unknown:
+        raise UserError(f"--algos {','.join(unknown)}: not an algorithm of {artefact.name}; "
+                        f"choose from {','.join(every)}")
+    if not work.configs and not work.tuned:
+        raise UserError(f"--algos {','.join(algos)} leaves no block of {artefact.name} to run")
+    rest = [a for a in every if a not in algos]
+    return [f"- lines: only the algorithms {', '.join(sorted(algos))} (`--algos`); "
+            f"not run here: {', '.join(rest) or 'none'}"]
 
 
 def collect_or_committed(work: Plan, artefact: Artefact,
