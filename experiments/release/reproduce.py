@@ -257,6 +257,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
             report = run_stages(work, no_run, jobs)
         table, source = collect_or_committed(work, artefact, no_run)
+        table = table[table["algo"].isin(algos)] if algos else table
         notes = run_notes(command or [], artefact, tuning, report, jobs,
                           time.perf_counter() - tick, source) + left_out
         if report is None:  # keep the provenance of the sweep that made the records

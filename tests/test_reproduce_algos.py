@@ -1,0 +1,55 @@
+"""``reproduce.py --algos``: an artefact's lines of the named algorithms only, the others named
+in the summary; an unknown name or an empty selection is one error line."""
+import pandas as pd
+import pytest
+
+from experiments.release import reproduce
+from experiments.release.catalogue import ARTEFACTS
+from runner_helpers import load_script
+
+reproduce_main = load_script("reproduce").main
+
+
+def _algos(work) -> set[str]:
+    return {cfg["algo"]["name"] for cfg in work.configs} | \
+        {cfg["algo"]["name"] for cfg, _ in work.tuned}
+
+
+def test_plan_keeps_only_the_named_algorithms_tuned_blocks_included():
+    artefact = ARTEFACTS["fig1_paper_scale"]
+    every = reproduce.plan(artefact, [], quick=True)
+    assert {"gem_pub", "pep_pub", "dualquery", "pmwpub"} <= _algos(every)
+    kept = reproduce.plan(artefact, [], quick=True, algos=("pmwpub", "public_only"))
+    assert _algos(kept) == {"pmwpub", "public_only"}
+    assert kept.tuned and all(cfg["algo"]["name"] == "pmwpub" for cfg, _ in kept.tuned)
+    assert set(kept.tags["config_hash"]) <= set(every.tags["config_hash"])
+
+
+def test_left_out_lines_are_named_in_the_provenance():
+    artefact = ARTEFACTS["fig1_paper_scale"]
+    algos = ("best_mixture", "pmwpub", "public_only")
+    work = reproduce.plan(artefact, [], quick=True, algos=algos)
+    [line] = reproduce.lines_left_out(artefact, [], True, work, algos)
+    assert line.startswith("- lines: only the algorithms best_mixture, pmwpub, public_only")
+    assert line.endswith("not run here: dualquery, gem, gem_pub, pep_pub")
+
+
+def test_no_run_with_algos_draws_only_those_lines(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert reproduce_main(["fig1_paper_scale", "--no-run", "--algos", "pmwpub,public_only"]) == 0
+    out = tmp_path / "runs" / "artefacts" / "fig1_paper_scale"
+    assert set(pd.read_csv(out / "runs.csv")["algo"]) == {"pmwpub", "public_only"}
+    assert "not run here: best_mixture, dualquery" in (out / "summary.md").read_text()
+
+
+def test_unknown_or_empty_algos_is_one_error_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert reproduce_main(["sota_matched", "--no-run", "--algos", "pmwpub,mst"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --algos mst: not an algorithm of sota_matched; choose from ")
+    assert "\n" not in err
+    with pytest.raises(SystemExit) as exit_:
+        reproduce_main(["theory_liu2021", "--algos", "pmwpub"])
+    assert exit_.value.code == 2
+    assert "--algos applies to one query-release artefact" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
