@@ -56,3 +56,22 @@ def test_an_uncertified_best_mixture_is_a_bracket_outside_the_family(tmp_path):
     row = next(line for line in text.splitlines() if "shift 0" in line)
     assert "(certified interval; no test)" in row
     assert "Family: 6 paired t-tests" in text          # PMW^Pub − public only at 6 ε only
+
+
+def test_successor_table_holds_the_rows_where_gem_pub_ran_same_family(tmp_path):
+    folder = tmp_path / "results" / "sota_matched"
+    folder.mkdir(parents=True)
+    frame = with_pgm(table(["MA-2018", "TX-2019"], matched=True))
+    pmw = frame[(frame["algo"] == "pmwpub") & (frame["T"] == 50)
+                & frame["line"].str.endswith("[TX-2019]")]
+    gem = pmw.assign(algo="gem_pub", line=pmw["line"].str.replace("PMW^Pub", "GEM^Pub"),
+                     T=25, max_error=pmw["max_error"] - 0.001, config_hash="gem")
+    pd.concat([frame, gem], ignore_index=True).to_csv(folder / "runs.csv", index=False)
+    text = answer_table(comparisons(root=tmp_path))
+    assert "| private set (row) | public source | GEM^Pub − PMW^Pub | GEM^Pub − AIM | " \
+           "PEP^Pub − PMW^Pub |" in text
+    row = [line for line in text.splitlines() if line.startswith("| r | TX-2019 |")][-1]
+    cells = row.split(" | ")[2:]
+    assert cells[0].startswith("lower at") and "not run" in cells[2]
+    assert sum(line.startswith("| r | MA-2018 |") for line in text.splitlines()) == 1
+    assert "Family: 60 paired t-tests" in text   # 48 + 6 ε × 2 GEM^Pub comparisons

@@ -3,10 +3,12 @@
 One table over every (private set, public source) of the signal-matched artefacts
 (:data:`ARTEFACTS`, read from their committed ``runs.csv``), with four comparisons per cell:
 PMW^Pub − public only, PMW^Pub − AIM, JAM-PGM − AIM and PMW^Pub − best mixture, each at every
-paper-equivalent ε (Liu et al. 2021's grid). The comparisons of the whole table form one family,
-Holm-corrected together (:mod:`experiments.release.paired`); a cell gives, per verdict, the ε at
-which it holds and the range of the mean differences there. ``python scripts/answer.py`` prints
-it (markdown) for ``results/README.md``.
+paper-equivalent ε (Liu et al. 2021's grid); and a second table of the successors (Liu, Vietri &
+Wu 2021) where they were run: GEM^Pub − PMW^Pub, GEM^Pub − AIM, PEP^Pub − PMW^Pub. The
+comparisons of both tables form one family, Holm-corrected together
+(:mod:`experiments.release.paired`); a cell gives, per verdict, the ε at which it holds and the
+range of the mean differences there. ``python scripts/answer.py`` prints them (markdown) for
+``results/README.md``.
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ from experiments.release.summary import build
 SOURCES = ("fig1_nist_matched", "sota_matched", "nist_shift_matched", "fig1_paper_scale")
 COLUMNS = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"), ("JAM-PGM", "AIM"),
            ("PMW^Pub", "best mixture"))
+#: the successors' columns (a table of the rows where GEM^Pub or PEP^Pub ran)
+SUCCESSOR_COLUMNS = (("GEM^Pub", "PMW^Pub"), ("GEM^Pub", "AIM"), ("PEP^Pub", "PMW^Pub"))
 
 
 def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
@@ -37,7 +41,8 @@ def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
             continue
         runs = pd.read_csv(path)
         fig = build(runs.assign(source=runs["source"].fillna("")), artefact.tuning)
-        diffs = paired_differences(fig.runs, fig.public_only, fig.mixture_ref, COLUMNS)
+        diffs = paired_differences(fig.runs, fig.public_only, fig.mixture_ref,
+                                   COLUMNS + SUCCESSOR_COLUMNS)
         parts += [diffs.assign(artefact=name), brackets(fig).assign(artefact=name)]
     if not parts:
         raise ValueError("no runs.csv of a matched artefact under results/; run "
@@ -84,21 +89,33 @@ def cell(part: pd.DataFrame) -> str:
 
 
 def answer_table(diffs: pd.DataFrame) -> str:
-    """The markdown table: one row per (artefact row, public source), one column per
-    comparison, Holm-corrected over all of ``diffs``."""
+    """The markdown tables: one row per (artefact row, public source), one column per
+    comparison (:data:`COLUMNS`; then :data:`SUCCESSOR_COLUMNS` for the rows where a successor
+    ran), Holm-corrected over all of ``diffs``."""
     diffs = holm_verdicts(diffs)   # the brackets (p NaN) are not tests: outside the family
     diffs = diffs.assign(name=diffs["line"].map(line_name),
                          row=diffs["line"].str.split(" / ").str[0],
                          source=diffs["line"].str.extract(r"\[(.*)\]$")[0])
+    tables = [_table(diffs, COLUMNS)]
+    successors = diffs[diffs["name"].isin({subject for subject, _ in SUCCESSOR_COLUMNS})]
+    if not successors.empty:
+        keys = set(zip(successors["row"], successors["source"]))
+        mine = diffs[[key in keys for key in zip(diffs["row"], diffs["source"])]]
+        tables.append(_table(mine, SUCCESSOR_COLUMNS))
+    family = int(diffs["family"].iloc[0])
+    return "\n\n".join(tables) + (
+        f"\n\nFamily: {family} paired t-tests (every cell's ε), "
+        "Holm-corrected together at family-wise error 0.05; ε is the "
+        "paper-equivalent ε (eps_equiv) on the NIST rows and ε itself at "
+        "paper scale (n = 130,000).")
+
+
+def _table(diffs: pd.DataFrame, columns) -> str:
     head = ["private set (row)", "public source",
-            *[f"{subject} − {other}" for subject, other in COLUMNS]]
+            *[f"{subject} − {other}" for subject, other in columns]]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (row, source), part in diffs.groupby(["row", "source"], sort=False):
         cells = [cell(part[(part["name"] == subject) & (part["versus"] == other)])
-                 for subject, other in COLUMNS]
+                 for subject, other in columns]
         lines.append(f"| {row} | {source} | " + " | ".join(cells) + " |")
-    family = int(diffs["family"].iloc[0])
-    return "\n".join([*lines, "", f"Family: {family} paired t-tests (every cell's ε), "
-                      "Holm-corrected together at family-wise error 0.05; ε is the "
-                      "paper-equivalent ε (eps_equiv) on the NIST rows and ε itself at "
-                      "paper scale (n = 130,000)."])
+    return "\n".join(lines)
