@@ -40,6 +40,9 @@ def test_no_run_with_algos_draws_only_those_lines(tmp_path, monkeypatch):
     out = tmp_path / "runs" / "artefacts" / "fig1_paper_scale"
     assert set(pd.read_csv(out / "runs.csv")["algo"]) == {"pmwpub", "public_only"}
     assert "not run here: best_mixture, dualquery" in (out / "summary.md").read_text()
+    assert reproduce_main(["fig1_paper_scale", "--no-run", "--algos", "pmwpub"]) == 0
+    summary = (out / "summary.md").read_text()       # redrawn: one lines note, the new one
+    assert summary.count("- lines: ") == 1 and "not run here: best_mixture, dualquery" in summary
 
 
 def test_unknown_or_empty_algos_is_one_error_line(tmp_path, monkeypatch, capsys):

@@ -215,9 +215,8 @@ def caption_lines(fig_data) -> list[str]:
     matched grid the ε each row actually spent."""
     lines = [f"max error, mean ± 1 SE over {runs_label(fig_data.test)}; dashed: public data "
              "alone (± 1 SE band); grey: best mixture error of the panel's public support",
-             "(exact: shaded below, unachievable by reweighting that support — methods that "
-             "leave it may go below; certified interval: hatched, shaded below its lower end; "
-             "MW-100 estimate: dotted, nothing shaded)"]
+             "(exact: shaded below, unachievable on that support; certified interval: hatched, "
+             "shaded below its lower end; MW-100 estimate: dotted, nothing shaded)"]
     if fig_data.real_eps:
         spent = "; ".join(f"{row}: {low:.3g}–{high:.3g} (n = {n:,})"
                           for row, (low, high, n) in fig_data.real_eps.items())

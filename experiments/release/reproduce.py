@@ -335,7 +335,8 @@ def previous_notes(out: Path) -> list[str]:
     if not any(line.startswith("- ") for line in lines):
         print(f"warning: {path} has no provenance lines (edited or damaged); they are not "
               "carried over", file=sys.stderr)
-    return [line for line in lines if line.startswith("- ") and not line.startswith("- redrawn")]
+    return [line for line in lines  # this command adds its own redraw and --algos lines
+            if line.startswith("- ") and not line.startswith(("- redrawn", "- lines:"))]
 
 
 def run_notes(argv: list[str], artefact: Artefact, tuning: str, report, jobs: int,
