@@ -122,9 +122,13 @@ def best_mixture(ax, fig, row: str, source: str, color: str = "tab:gray",
             ax.axhspan(0, lower, color=color, alpha=0.3, label=FLOOR_LABEL)
         ax.axhspan(lower, upper, facecolor="none", edgecolor=color, hatch="///", lw=0.0,
                    label=INTERVAL_LABEL)
-        return f"best mixture in [{lower:.3g}, {upper:.3g}] (certified)"
+        return f"best mixture in [{lower:.2g}, {upper:.3g}] (certified)"
     ax.axhline(value, color=color, lw=1.0, ls=":", label=ESTIMATE_LABEL)
     return f"best mixture ≤ {value:.3g} (MW estimate)"
+
+
+#: characters of a panel title's line of reference values before they go on two lines
+TITLE_LINE = 56
 
 
 def draw_panel(ax, fig, row: str, source: str) -> None:
@@ -138,8 +142,8 @@ def draw_panel(ax, fig, row: str, source: str) -> None:
                             color="tab:blue")
     baselines(ax, fig, row)
     mixture = best_mixture(ax, fig, row, source)
-    values = "; ".join(t for t in (f"public alone {public:.3g}" if public is not None else "",
-                                   mixture) if t)
+    parts = [t for t in (f"public alone {public:.3g}" if public is not None else "", mixture) if t]
+    values = ("; " if len("; ".join(parts)) <= TITLE_LINE else "\n").join(parts)
     ax.set_title(tex(f"{row}: {source}") + (f"\n{values}" if values else ""), fontsize=7)
 
 
