@@ -12,6 +12,7 @@ range of the mean differences there. ``python scripts/answer.py`` prints them (m
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -40,9 +41,11 @@ def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
         if not path.is_file():
             continue
         runs = pd.read_csv(path)
-        fig = build(runs.assign(source=runs["source"].fillna("")), artefact.tuning)
-        diffs = paired_differences(fig.runs, fig.public_only, fig.mixture_ref,
-                                   COLUMNS + SUCCESSOR_COLUMNS)
+        with warnings.catch_warnings():   # a wide runs.csv: pandas' fragmentation hint only
+            warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+            fig = build(runs.assign(source=runs["source"].fillna("")), artefact.tuning)
+            diffs = paired_differences(fig.runs, fig.public_only, fig.mixture_ref,
+                                       COLUMNS + SUCCESSOR_COLUMNS)
         parts += [diffs.assign(artefact=name), brackets(fig).assign(artefact=name)]
     if not parts:
         raise ValueError("no runs.csv of a matched artefact under results/; run "
