@@ -35,7 +35,7 @@ PUBLIC_COLORS = {"PMW^Pub": "tab:blue", "JAM-PGM": "tab:brown", "AIM+public init
                  "GEM^Pub": "darkcyan", "PEP^Pub": "mediumvioletred"}
 _OTHER_COLORS = sns.color_palette("dark", 10).as_hex()
 #: labels of the best-mixture drawings (tests read them)
-EXACT_LABEL = "below the exact best mixture error (unachievable on the support)"
+EXACT_LABEL = "below the exact best mixture error (unachievable on the public support)"
 RUN0_LABEL = "below run 0's exact best mixture error (unachievable on run 0's support)"
 FLOOR_LABEL = "below a certified lower bound of the best mixture error (unachievable)"
 INTERVAL_LABEL = "best mixture error: certified interval [lower, upper]"
