@@ -11,9 +11,9 @@ Usage:
   ``DPQR`` is the user's checkout of ``terranceliu/dp-query-release`` (with its
   ``datasets/``), ``VENV`` a virtual environment with PyTorch and its requirements; neither is
   part of this project.
-* ``python scripts/bench_successors.py time -- OVERRIDES...``: one repetition of
-  ``python run.py OVERRIDES`` timed (seconds per round, pre-training, peak memory), printed as
-  one JSON line; e.g. ``time -- experiment=fig1_paper_scale algo=gem_pub public.shift=0.3
+* ``python scripts/bench_successors.py time [--runs N] -- OVERRIDES...``: repetitions 0..N−1 of
+  ``python run.py OVERRIDES`` timed (seconds per round, pre-training, peak memory, max error),
+  one JSON line each (GEM^Pub's public pre-training is paid once per process); e.g. ``time -- experiment=fig1_paper_scale algo=gem_pub public.shift=0.3
   T=100``.
 """
 from __future__ import annotations
@@ -47,13 +47,17 @@ def main(argv: list[str] | None = None) -> None:
     ref.add_argument("--pretrain-steps", type=positive_int, default=200)
     ref.add_argument("--out", type=Path, required=True)
     ref.add_argument("--table", type=Path)
-    timing = sub.add_parser("time", help="one timed repetition of run.py OVERRIDES")
+    timing = sub.add_parser("time", help="timed repetitions of run.py OVERRIDES")
+    timing.add_argument("--runs", type=positive_int, default=1,
+                        help="repetitions 0..N-1 in this process (a public pre-training once)")
     timing.add_argument("overrides", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "reference":
         run_or_fail(reference, args)
     else:
-        run_or_fail(lambda: print(json.dumps(successors.time_line(args.overrides))))
+        run_or_fail(lambda: [print(json.dumps(dict(successors.time_line(args.overrides, run),
+                                                   run=run)), flush=True)
+                             for run in range(args.runs)])
 
 
 if __name__ == "__main__":

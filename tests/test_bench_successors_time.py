@@ -1,0 +1,16 @@
+"""``scripts/bench_successors.py time --runs N``: one JSON line per repetition 0..N−1, each the
+release of that repetition (different draws, same problem)."""
+import json
+
+from runner_helpers import load_script
+
+bench_main = load_script("bench_successors").main
+
+
+def test_time_prints_one_line_per_repetition(capsys):
+    bench_main(["time", "--runs", "2", "--", "experiment=sota", "algo=pep_pub", "T=3",
+                "eps=1.0", "public={year:2018}", "hydra.sweeper.params={}"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["run"] for r in rows] == [0, 1]
+    assert all(r["T"] == 3 and 0 < r["max_error"] < 1 and r["per_round_s"] > 0 for r in rows)
+    assert rows[0]["max_error"] != rows[1]["max_error"]
