@@ -74,9 +74,9 @@ def generator_vjp_ms(problem, options: dict) -> float:
 def run(out: Path, overrides: list[str]) -> None:
     from experiments.release.cli import compose_config
     from experiments.release.problems import build_problem, data_context, repetition_streams
-    from pubpriv_core.algorithms import gem, run_algorithm
+    from experiments.release.query_release import release_of
+    from pubpriv_core.algorithms import gem
     from pubpriv_core.algorithms.adaptive_measurements import Rounds
-    from pubpriv_core.privacy import default_delta
 
     timers = Timers()
     timers.wrap(gem.GeneratorModel, "answers", "select_s")
@@ -88,10 +88,8 @@ def run(out: Path, overrides: list[str]) -> None:
         truth = problem.true_answers
         _, rng = repetition_streams(cfg["seed"], 0)
         options = {k: v for k, v in cfg["algo"].items() if k != "name"}
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
         start = time.perf_counter()
-        release = run_algorithm(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta,
-                                T=cfg["T"], rng=rng, **options)
+        release, _, _ = release_of(cfg, problem, rng)
         wall = time.perf_counter() - start
         vjp_ms = generator_vjp_ms(problem, options)
     max_error = float(np.abs(release.answers - truth).max())

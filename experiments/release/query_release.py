@@ -106,16 +106,26 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
         _, algo_rng = repetition_streams(cfg["seed"], run)
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
-        eps = release_eps(cfg, problem.n)
-        release = run_algorithm(cfg["algo"]["name"], problem, eps=eps, delta=delta, T=cfg["T"],
-                                rng=algo_rng, **options)
+        release, eps, delta = release_of(cfg, problem, algo_rng)
         check_spend(release, eps, delta)
         record = make_record(cfg, run, problem, release, delta)
         if cfg.get("save_release"):
             write_release(cfg, run, problem, release, record)
         return record
+
+
+def release_of(cfg: dict[str, Any], problem, rng: np.random.Generator,
+               T: int | None = None) -> tuple[Any, float, float]:
+    """(release, ε, δ) of ``cfg``'s algorithm on ``problem`` with the run's generator ``rng``:
+    ε from ``eps`` or ``eps_equiv`` (:func:`~experiments.release.signal.release_eps`), δ from
+    ``delta`` or 1/n², ``T`` rounds (default ``cfg["T"]``). The runner and every benchmark that
+    re-runs a configuration call this, so they spend the same budget."""
+    delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
+    options = {k: v for k, v in cfg["algo"].items() if k != "name"}
+    eps = release_eps(cfg, problem.n)
+    release = run_algorithm(cfg["algo"]["name"], problem, eps=eps, delta=delta,
+                            T=cfg["T"] if T is None else T, rng=rng, **options)
+    return release, eps, delta
 
 
 def write_release(cfg: dict[str, Any], run: int, problem, release, record) -> None:

@@ -29,8 +29,7 @@ def digest(release) -> str:
 def nist_point(overrides: list[str]) -> dict:
     from experiments.release.problems import build_problem, data_context, repetition_streams
     from experiments.release.sweep import compose_exact
-    from pubpriv_core.algorithms import run_algorithm
-    from pubpriv_core.privacy import default_delta
+    from experiments.release.query_release import release_of
 
     cfg = compose_exact(["experiment=fig1_nist", "algo=pmwpub", *overrides])
     with data_context(cfg.get("data_root")):
@@ -38,13 +37,9 @@ def nist_point(overrides: list[str]) -> dict:
         problem = build_problem(cfg, 0)
         problem.true_answers, problem.public_candidates
         build = time.perf_counter() - start
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
-        run_algorithm("pmwpub", problem, eps=cfg["eps"], delta=delta, T=3,
-                      rng=np.random.default_rng(1), **options)
+        release_of(cfg, problem, np.random.default_rng(1), T=3)     # warm-up
         _, rng = repetition_streams(cfg["seed"], 0)
-        release = run_algorithm("pmwpub", problem, eps=cfg["eps"], delta=delta, T=cfg["T"],
-                                rng=rng, **options)
+        release, _, _ = release_of(cfg, problem, rng)
     return {"support": problem.support_size, "build_s": build, "per_iter_s": release.per_iter_s,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "digest": digest(release)}

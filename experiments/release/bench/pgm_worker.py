@@ -32,19 +32,15 @@ def perturb_step_sizes() -> None:
 
 def run_job(job: dict) -> dict:
     from experiments.release.problems import build_problem, data_context, repetition_streams
-    from pubpriv_core.algorithms import run_algorithm
-    from pubpriv_core.privacy import default_delta
+    from experiments.release.query_release import release_of
 
     cfg, run = job["config"], int(job["run"])
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
         _, rng = repetition_streams(cfg["seed"], run)
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
         load = os.getloadavg()[0]
         wall, cpu = time.perf_counter(), time.process_time()
-        release = run_algorithm(cfg["algo"]["name"], problem, eps=cfg["eps"], delta=delta,
-                                T=cfg["T"], rng=rng, **options)
+        release, _, _ = release_of(cfg, problem, rng)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         errors = release.errors(problem.true_answers)
     return {"key": job["key"], "run": run, "wall": wall, "cpu": cpu,

@@ -21,8 +21,7 @@ from experiments.release.problems import build_problem, data_context, repetition
 from experiments.release.rules import WRITABLE
 from experiments.release.reproduce import REPO, plan
 from experiments.release.store import config_hash
-from pubpriv_core.algorithms import run_algorithm
-from pubpriv_core.privacy import default_delta
+from experiments.release.query_release import release_of
 
 RUNS_CSV = REPO / "results" / "fig2_adult_bias" / "runs.csv"
 SAMPLE, SAMPLE_SEED = 40, 2026
@@ -46,13 +45,10 @@ def replay_run(cfg: dict, row: pd.Series) -> dict:
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
         _, rng = repetition_streams(cfg["seed"], run)
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
-        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
-        release = run_algorithm("pmwpub", problem, eps=cfg["eps"], delta=delta, T=cfg["T"],
-                                rng=rng, **options)
+        release, eps, _ = release_of(cfg, problem, rng)
         errors = release.errors(problem.true_answers)
     trace = release.trace
-    return {"config_hash": row.config_hash, "run": run, "eps": cfg["eps"], "T": cfg["T"],
+    return {"config_hash": row.config_hash, "run": run, "eps": eps, "T": cfg["T"],
             "delta_bias": float(row.delta_bias),
             "queries": [int(q) for q in trace["queries"]],
             "measurements": [float(a) for a in trace["measurements"]],

@@ -216,7 +216,7 @@ def time_line(overrides: list[str], run: int = 0) -> dict:
 
     from experiments.release.cli import compose_config
     from experiments.release.problems import build_problem, data_context, repetition_streams
-    from pubpriv_core.privacy import default_delta
+    from experiments.release.query_release import release_of
 
     cfg = compose_config(overrides)
     with data_context(cfg["data_root"]):
@@ -225,13 +225,10 @@ def time_line(overrides: list[str], run: int = 0) -> dict:
         _ = prob.true_answers
         built = time.perf_counter() - start
         _, rng = repetition_streams(cfg["seed"], run)
-        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
-        delta = cfg["delta"] if cfg["delta"] is not None else default_delta(prob.n)
         start = time.perf_counter()
-        release = run_algorithm(cfg["algo"]["name"], prob, eps=cfg["eps"], delta=delta,
-                                T=cfg["T"], rng=rng, **options)
+        release, eps, _ = release_of(cfg, prob, rng)
         wall = time.perf_counter() - start
-    return {"overrides": " ".join(overrides), "T": cfg["T"], "build_s": built,
+    return {"overrides": " ".join(overrides), "eps": eps, "T": cfg["T"], "build_s": built,
             "wall_s": wall, "rounds_s": release.runtime_s, "per_round_s": release.per_iter_s,
             "cpu_per_round_s": release.trace["rounds_cpu_s"] / cfg["T"],
             "pretrain_s": release.trace.get("pretrain_s"),
