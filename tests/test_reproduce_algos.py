@@ -29,7 +29,7 @@ def test_left_out_lines_are_named_in_the_provenance():
     artefact = ARTEFACTS["fig1_paper_scale"]
     algos = ("best_mixture", "pmwpub", "public_only")
     work = reproduce.plan(artefact, [], quick=True, algos=algos)
-    [line] = reproduce.lines_left_out(artefact, [], True, work, algos)
+    [line] = reproduce.lines_left_out(artefact, work, algos)
     assert line.startswith("- lines: only the algorithms best_mixture, pmwpub, public_only")
     assert line.endswith("not run here: dualquery, gem, gem_pub, pep_pub")
 

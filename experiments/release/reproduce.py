@@ -61,6 +61,7 @@ class Plan:
     configs: list[dict]
     tags: pd.DataFrame  # config_hash, row, role (a config may feed several rows)
     tuned: list[tuple[dict, str]] = field(default_factory=list)
+    every_algo: list[str] = field(default_factory=list)   # the artefact's, before ``--algos``
 
     def add(self, configs: list[dict], tags: list[tuple[str, str, str]]) -> list[dict]:
         """Add the configs not planned yet (and every new tag); returns the new configs."""
@@ -83,8 +84,9 @@ def plan(artefact: Artefact, settings: list[str], quick: bool,
         jobs += block_jobs
         owners += [block] * len(block_jobs)
     configs: dict[str, dict] = {}
-    tags, tuned = [], []
+    tags, tuned, every = [], [], set()
     for cfg, block in zip(compose_jobs(jobs), owners):  # one Hydra compose per group choice
+        every.add(cfg["algo"]["name"])
         if algos and cfg["algo"]["name"] not in algos:
             continue
         if block.tuned:
@@ -94,7 +96,7 @@ def plan(artefact: Artefact, settings: list[str], quick: bool,
         configs.setdefault(chash, cfg)
         tags.append((chash, block.row, block.role))
     frame = pd.DataFrame(tags, columns=["config_hash", "row", "role"]).drop_duplicates()
-    return Plan(list(configs.values()), frame, tuned)
+    return Plan(list(configs.values()), frame, tuned, sorted(every))
 
 
 def run_stages(work: Plan, no_run: bool, jobs: int) -> SweepReport | None:
@@ -252,7 +254,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     try:
         writable_folder(folder, "--out")
         work = plan(artefact, settings, quick, algos)
-        left_out = lines_left_out(artefact, settings, quick, work, algos)
+        left_out = lines_left_out(artefact, work, algos)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
             report = run_stages(work, no_run, jobs)
@@ -280,13 +282,12 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     return 0
 
 
-def lines_left_out(artefact: Artefact, settings: list[str], quick: bool, work: Plan,
-                   algos: tuple[str, ...]) -> list[str]:
+def lines_left_out(artefact: Artefact, work: Plan, algos: tuple[str, ...]) -> list[str]:
     """With ``--algos``: the provenance line naming the artefact's algorithms not run (an
     unknown name is an error naming the artefact's algorithms)."""
     if not algos:
         return []
-    every = sorted({cfg["algo"]["name"] for cfg in plan(artefact, settings, quick).configs})
+    every = work.every_algo
     unknown = sorted(set(algos) - set(every))
     if unknown:
         raise UserError(f"--algos {','.join(unknown)}: not an algorithm of {artefact.name}; "
