@@ -68,6 +68,9 @@ def test_fig3_fraction_end_to_end_and_resume(acs_root, tmp_path, capsys):
     assert "0 stored" in capsys.readouterr().out
     _run("fig3_fraction", acs_root, tmp_path, "--tuning", "best_average")
     assert "0 to run" in capsys.readouterr().out
+    sweeps = [line for line in (out / "summary.md").read_text().splitlines()
+              if line.startswith("- sweep: ")]     # the resumed run keeps who made the records
+    assert len(sweeps) == 2 and ", 0 already stored, " in sweeps[0] and ", 0 run in " in sweeps[1]
     table = pd.read_csv(out / "runs.csv")
     pmw = table[table["algo"] == "pmwpub"]
     assert sorted(pmw["public_fraction"].unique()) == [0.001, 0.01, 0.1, 1.0]

@@ -262,8 +262,9 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         table = table[table["algo"].isin(algos)] if algos else table
         notes = run_notes(command or [], artefact, tuning, report, jobs,
                           time.perf_counter() - tick, source) + left_out
-        if report is None:  # keep the provenance of the sweep that made the records
-            notes = previous_notes(source.parent if source else folder) + notes
+        if report is None or report.skipped:   # keep the provenance of the stored records
+            earlier = previous_notes(source.parent if source else folder)
+            notes = [line for line in earlier if line not in notes] + notes
         measured = None if report else measured_on((source.parent if source else folder)
                                                    / "table1.md")
         written = write_outputs(artefact, table, tuning, folder, notes, work.configs, measured)
