@@ -132,6 +132,17 @@ def positive_ints(text: str) -> list[int]:
     return values
 
 
+def seed_list(text: str) -> list[int]:
+    """Comma-separated non-negative integers (seeds such as 0,2,4)."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 0:
+        raise argparse.ArgumentTypeError(f"expected seeds such as 0,2,4, got {text!r}")
+    return values
+
+
 def positive_int(text: str) -> int:
     """One positive integer."""
     try:

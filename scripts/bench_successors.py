@@ -5,9 +5,11 @@ of the Adaptive Measurements lines on the artefacts' problems.
 Usage:
 
 * ``python scripts/bench_successors.py reference --checkout DPQR --python VENV/bin/python
-  [--algo gem|gem_pub] [--runs 5] [--T 50] [--pretrain-steps N] --out runs.jsonl
+  [--algo gem|gem_pub] [--runs 5 | --seeds 0,2,4] [--T 50] [--pretrain-steps N] --out runs.jsonl
   [--table table.md]``: both codes on the same problem, interleaved seed by seed (what is run is
-  described in :mod:`experiments.release.bench.successors`); prints the comparison table.
+  described in :mod:`experiments.release.bench.successors`); prints the comparison table of
+  every run in ``--out``. ``--seeds`` runs only those seeds, so that two processes (one per
+  core) can share the seeds of one table.
   ``DPQR`` is the user's checkout of ``terranceliu/dp-query-release`` (with its
   ``datasets/``), ``VENV`` a virtual environment with PyTorch and its requirements; neither is
   part of this project.
@@ -22,13 +24,14 @@ import argparse
 import json
 from pathlib import Path
 
-from experiments.console import positive_int, run_or_fail
+from experiments.console import positive_int, run_or_fail, seed_list
 from experiments.release.bench import successors
 
 
 def reference(args) -> None:
-    rows = successors.interleave(args.python, args.checkout, args.algo, list(range(args.runs)),
-                                 args.T, args.out, args.pretrain_steps)
+    seeds = args.seeds if args.seeds is not None else list(range(args.runs))
+    rows = successors.interleave(args.python, args.checkout, args.algo, seeds, args.T, args.out,
+                                 args.pretrain_steps)
     text = successors.table(rows)
     print(text)
     if args.table:
@@ -42,7 +45,8 @@ def main(argv: list[str] | None = None) -> None:
     ref.add_argument("--checkout", type=Path, required=True)
     ref.add_argument("--python", required=True, help="the reference venv's python")
     ref.add_argument("--algo", choices=("gem", "gem_pub"), default="gem")
-    ref.add_argument("--runs", type=positive_int, default=5)
+    ref.add_argument("--runs", type=positive_int, default=5, help="seeds 0..runs-1")
+    ref.add_argument("--seeds", type=seed_list, help="these seeds instead of --runs")
     ref.add_argument("--T", type=positive_int, default=50)
     ref.add_argument("--pretrain-steps", type=positive_int, default=200)
     ref.add_argument("--out", type=Path, required=True)

@@ -139,8 +139,8 @@ def run_reference(python: str, checkout: Path, algo: str, seed: int, T: int,
 
 def interleave(python: str, checkout: Path, algo: str, seeds: list[int], T: int, out: Path,
                pretrain_steps: int) -> list[dict]:
-    """Both codes on each seed, alternating the order; one JSON line per run appended to
-    ``out`` (runs already there are kept and skipped)."""
+    """Both codes on each seed (this harness first on even seeds, the reference on odd); one
+    JSON line per run appended to ``out`` (runs already there are kept and skipped)."""
     data = reference_data(checkout)
     rows = public_rows(data) if algo == "gem_pub" else None
     public = write_public(checkout, data, rows) if rows is not None else None
@@ -151,8 +151,8 @@ def interleave(python: str, checkout: Path, algo: str, seeds: list[int], T: int,
                            cwd=checkout, check=True, capture_output=True)
     prob = problem(data, rows)
     done = {(r["code"], r["seed"]) for r in read(out) if r["algo"] == algo and r["T"] == T}
-    for i, seed in enumerate(seeds):
-        order = ("pubpriv", "reference") if i % 2 == 0 else ("reference", "pubpriv")
+    for seed in seeds:
+        order = ("pubpriv", "reference") if seed % 2 == 0 else ("reference", "pubpriv")
         for code in order:
             if (code, seed) in done:
                 continue
