@@ -189,11 +189,15 @@ def test_quality_check_calls_laplace_at_one_over_n_eps_f(problem, log):
 
 def test_quality_check_noise_is_laplace_of_the_stated_scale(problem, monkeypatch):
     """400 releases of f + noise: (release − f)·n·ε_f is Laplace(1) by a KS test."""
-    value = best_mixture.best_mixture_lp(problem.public_answerer, problem.true_answers)
-    monkeypatch.setattr(best_mixture, "best_mixture_lp", lambda *args, **kwargs: value)
+    exact = best_mixture.best_mixture_exact(problem.public_answerer, problem.true_answers,
+                                            problem.public_weights)
+    lp_value, _ = best_mixture.best_mixture_lp(problem.public_answerer, problem.true_answers)
+    assert exact.value == pytest.approx(lp_value, abs=1e-9)
+    # f solved once: every release below adds fresh noise to the same exact value
+    monkeypatch.setattr(best_mixture, "best_mixture_exact", lambda *args, **kwargs: exact)
     eps_f, rng = 0.05, np.random.default_rng(5)
     released = [best_mixture.dp_best_mixture_error(problem, eps_f, rng) for _ in range(400)]
-    residuals = (np.array(released) - value[0]) * problem.n * eps_f
+    residuals = (np.array(released) - lp_value) * problem.n * eps_f
     assert stats.kstest(residuals, "laplace").pvalue > KS_P_MIN
 
 

@@ -70,8 +70,9 @@ FIGURES = {"nandi2020 fig_pcqr_n_vs_d": lambda: _nandi_d()[0], "alon2019 cover_n
            **{f"bounds/{paper}": (lambda p=paper: paper_figure(p)) for paper in PAPERS}}
 
 
-@pytest.fixture(params=sorted(FIGURES))
+@pytest.fixture(scope="module", params=sorted(FIGURES))
 def figure(request):
+    """Each figure drawn once for the four read-only checks below."""
     fig = FIGURES[request.param]()
     yield _laid_out(fig) if not request.param.startswith("bounds/") else fig
     plt.close(fig)
