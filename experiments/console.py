@@ -120,27 +120,25 @@ def write_failure_line(err: OSError) -> str:
            "another output path"
 
 
-def positive_ints(text: str) -> list[int]:
-    """Comma-separated positive integers (argparse turns the error into one usage line)."""
+def _int_list(text: str, minimum: int, example: str) -> list[int]:
+    """Comma-separated integers ≥ ``minimum`` (argparse turns the error into one usage line)."""
     try:
         values = [int(v) for v in text.split(",")]
     except ValueError:
         values = []
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers such as 1000,4000, "
-                                         f"got {text!r}")
+    if not values or min(values) < minimum:
+        raise argparse.ArgumentTypeError(f"expected {example}, got {text!r}")
     return values
+
+
+def positive_ints(text: str) -> list[int]:
+    """Comma-separated positive integers."""
+    return _int_list(text, 1, "positive integers such as 1000,4000")
 
 
 def seed_list(text: str) -> list[int]:
     """Comma-separated non-negative integers (seeds such as 0,2,4)."""
-    try:
-        values = [int(v) for v in text.split(",")]
-    except ValueError:
-        values = []
-    if not values or min(values) < 0:
-        raise argparse.ArgumentTypeError(f"expected seeds such as 0,2,4, got {text!r}")
-    return values
+    return _int_list(text, 0, "seeds such as 0,2,4")
 
 
 def positive_int(text: str) -> int:

@@ -72,9 +72,7 @@ def generator_vjp_ms(problem, options: dict) -> float:
 
 
 def run(out: Path, overrides: list[str]) -> None:
-    from experiments.release.cli import compose_config
-    from experiments.release.problems import build_problem, data_context, repetition_streams
-    from experiments.release.query_release import release_of
+    from experiments.release.bench.successors import timed_repetition
     from pubpriv_core.algorithms import gem
     from pubpriv_core.algorithms.adaptive_measurements import Rounds
 
@@ -82,17 +80,10 @@ def run(out: Path, overrides: list[str]) -> None:
     timers.wrap(gem.GeneratorModel, "answers", "select_s")
     timers.wrap(Rounds, "select", "select_s")
     timers.wrap(gem.GeneratorModel, "update", "fit_s")
-    cfg = compose_config(overrides)
-    with data_context(cfg["data_root"]):
-        problem = build_problem(cfg, 0)
-        truth = problem.true_answers
-        _, rng = repetition_streams(cfg["seed"], 0)
-        options = {k: v for k, v in cfg["algo"].items() if k != "name"}
-        start = time.perf_counter()
-        release, _, _ = release_of(cfg, problem, rng)
-        wall = time.perf_counter() - start
-        vjp_ms = generator_vjp_ms(problem, options)
-    max_error = float(np.abs(release.answers - truth).max())
+    cfg, problem, release, _, wall = timed_repetition(overrides, 0)
+    options = {k: v for k, v in cfg["algo"].items() if k != "name"}
+    vjp_ms = generator_vjp_ms(problem, options)
+    max_error = float(np.abs(release.answers - problem.true_answers).max())
     np.savez(out, answers=release.answers, marginals=np.asarray(release.trace["marginals"]),
              steps=np.asarray(release.trace["steps"]), max_error=max_error, wall_s=wall)
     print(json.dumps({"overrides": " ".join(overrides), "wall_s": round(wall, 2),

@@ -105,8 +105,7 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
     set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
-        _, algo_rng = repetition_streams(cfg["seed"], run)
-        release, eps, delta = release_of(cfg, problem, algo_rng)
+        release, eps, delta = repetition_release(cfg, problem, run)
         check_spend(release, eps, delta)
         record = make_record(cfg, run, problem, release, delta)
         if cfg.get("save_release"):
@@ -126,6 +125,13 @@ def release_of(cfg: dict[str, Any], problem, rng: np.random.Generator,
     release = run_algorithm(cfg["algo"]["name"], problem, eps=eps, delta=delta,
                             T=cfg["T"] if T is None else T, rng=rng, **options)
     return release, eps, delta
+
+
+def repetition_release(cfg: dict[str, Any], problem, run: int) -> tuple[Any, float, float]:
+    """:func:`release_of` with repetition ``run``'s own generator
+    (:func:`~experiments.release.problems.repetition_streams`): the record's release."""
+    _, rng = repetition_streams(cfg["seed"], run)
+    return release_of(cfg, problem, rng)
 
 
 def write_release(cfg: dict[str, Any], run: int, problem, release, record) -> None:

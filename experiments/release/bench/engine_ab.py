@@ -27,9 +27,9 @@ def digest(release) -> str:
 
 
 def nist_point(overrides: list[str]) -> dict:
-    from experiments.release.problems import build_problem, data_context, repetition_streams
+    from experiments.release.problems import build_problem, data_context
+    from experiments.release.query_release import release_of, repetition_release
     from experiments.release.sweep import compose_exact
-    from experiments.release.query_release import release_of
 
     cfg = compose_exact(["experiment=fig1_nist", "algo=pmwpub", *overrides])
     with data_context(cfg.get("data_root")):
@@ -38,8 +38,7 @@ def nist_point(overrides: list[str]) -> dict:
         problem.true_answers, problem.public_candidates
         build = time.perf_counter() - start
         release_of(cfg, problem, np.random.default_rng(1), T=3)     # warm-up
-        _, rng = repetition_streams(cfg["seed"], 0)
-        release, _, _ = release_of(cfg, problem, rng)
+        release, _, _ = repetition_release(cfg, problem, 0)
     return {"support": problem.support_size, "build_s": build, "per_iter_s": release.per_iter_s,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "digest": digest(release)}

@@ -31,16 +31,15 @@ def perturb_step_sizes() -> None:
 
 
 def run_job(job: dict) -> dict:
-    from experiments.release.problems import build_problem, data_context, repetition_streams
-    from experiments.release.query_release import release_of
+    from experiments.release.problems import build_problem, data_context
+    from experiments.release.query_release import repetition_release
 
     cfg, run = job["config"], int(job["run"])
     with data_context(cfg["data_root"]):
         problem = build_problem(cfg, run)
-        _, rng = repetition_streams(cfg["seed"], run)
         load = os.getloadavg()[0]
         wall, cpu = time.perf_counter(), time.process_time()
-        release, _, _ = release_of(cfg, problem, rng)
+        release, _, _ = repetition_release(cfg, problem, run)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         errors = release.errors(problem.true_answers)
     return {"key": job["key"], "run": run, "wall": wall, "cpu": cpu,

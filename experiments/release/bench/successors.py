@@ -208,15 +208,13 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def time_line(overrides: list[str], run: int = 0) -> dict:
-    """One repetition of ``python run.py *overrides`` (an artefact block's job), timed: the
-    rounds' seconds (per round), the public pre-training's, the problem build's, the peak
-    resident memory of the process and the release's max error. Nothing is written."""
-    import resource
-
+def timed_repetition(overrides: list[str], run: int = 0):
+    """Repetition ``run`` of ``python run.py *overrides`` (an artefact block's job), nothing
+    written: (config, problem, release, seconds to build the problem and its true answers,
+    wall seconds of the release)."""
     from experiments.release.cli import compose_config
-    from experiments.release.problems import build_problem, data_context, repetition_streams
-    from experiments.release.query_release import release_of
+    from experiments.release.problems import build_problem, data_context
+    from experiments.release.query_release import repetition_release
 
     cfg = compose_config(overrides)
     with data_context(cfg["data_root"]):
@@ -224,12 +222,23 @@ def time_line(overrides: list[str], run: int = 0) -> dict:
         prob = build_problem(cfg, run)
         _ = prob.true_answers
         built = time.perf_counter() - start
-        _, rng = repetition_streams(cfg["seed"], run)
         start = time.perf_counter()
-        release, eps, _ = release_of(cfg, prob, rng)
-        wall = time.perf_counter() - start
-    return {"overrides": " ".join(overrides), "eps": eps, "T": cfg["T"], "build_s": built,
-            "wall_s": wall, "rounds_s": release.runtime_s, "per_round_s": release.per_iter_s,
+        release, _, _ = repetition_release(cfg, prob, run)
+    return cfg, prob, release, built, time.perf_counter() - start
+
+
+def time_line(overrides: list[str], run: int = 0) -> dict:
+    """:func:`timed_repetition` as one JSON-ready line: the rounds' seconds (per round), the
+    public pre-training's, the problem build's, the peak resident memory of the process and the
+    release's max error."""
+    import resource
+
+    from experiments.release.signal import release_eps
+
+    cfg, prob, release, built, wall = timed_repetition(overrides, run)
+    return {"overrides": " ".join(overrides), "eps": release_eps(cfg, prob.n), "T": cfg["T"],
+            "build_s": built, "wall_s": wall, "rounds_s": release.runtime_s,
+            "per_round_s": release.per_iter_s,
             "cpu_per_round_s": release.trace["rounds_cpu_s"] / cfg["T"],
             "pretrain_s": release.trace.get("pretrain_s"),
             "mean_steps": release.trace.get("mean_steps"),
