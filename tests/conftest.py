@@ -1,4 +1,5 @@
-"""Shared fixtures: the raw-data root of these machines (``PUBPRIV_DATA`` or ../shared/data).
+"""Shared fixtures: the raw-data root of these machines (``PUBPRIV_DATA`` or ../shared/data),
+and no figure left open between tests.
 
 Tests that need a raw file skip only when it is truly absent; the fixtures point the data layer at
 the root for the test module and restore the default afterwards.
@@ -12,6 +13,18 @@ from pubpriv_core.data import load_dataset, paths
 
 SHARED = Path(os.environ.get("PUBPRIV_DATA") or
               Path(__file__).resolve().parents[2] / "shared" / "data")
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    """Figures a test opens are closed after it (pyplot keeps them otherwise); those of wider
+    fixtures, open before it, are left to them."""
+    import matplotlib.pyplot as plt
+
+    before = set(plt.get_fignums())
+    yield
+    for number in set(plt.get_fignums()) - before:
+        plt.close(number)
 
 
 def data_root_with(relative: str) -> Path:

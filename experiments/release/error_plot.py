@@ -176,5 +176,7 @@ def plot_csv(csv: str, output: str, metric: str = "max_error", where: list[str] 
         print(f"error: cannot write {output}: {err.strerror or err}; free space or pick "
               "another -o", file=sys.stderr)
         return 1
+    finally:
+        plt.close(fig)
     print(f"wrote {output}")
     return 0
