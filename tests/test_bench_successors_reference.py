@@ -1,0 +1,33 @@
+"""``scripts/bench_successors.py reference``'s driver without the reference code: only the seeds
+asked for run, runs already recorded are skipped, the order alternates with the seed's parity,
+and the table pairs only the seeds both codes ran."""
+import json
+
+from experiments.release.bench import successors
+
+
+def _row(code, seed, error):
+    return {"code": code, "algo": "gem", "seed": seed, "T": 50, "max_error": error,
+            "mean_error": error / 100, "per_round_s": 1.0 if code == "pubpriv" else 10.0,
+            "cpu_per_round_s": 1.0 if code == "pubpriv" else 8.0, "steps": [10, 20],
+            "load": 1.0}
+
+
+def test_interleave_runs_the_given_seeds_skips_recorded_runs_and_alternates(tmp_path,
+                                                                              monkeypatch):
+    calls = []
+    monkeypatch.setattr(successors, "reference_data", lambda checkout: None)
+    monkeypatch.setattr(successors, "problem", lambda data, rows=None: None)
+    monkeypatch.setattr(successors, "run_ours", lambda prob, algo, seed, T, steps: (
+        calls.append(("pubpriv", seed)) or _row("pubpriv", seed, 0.02)))
+    monkeypatch.setattr(successors, "run_reference", lambda py, co, algo, seed, T, pub: (
+        calls.append(("reference", seed)) or _row("reference", seed, 0.01)))
+    out = tmp_path / "runs.jsonl"
+    out.write_text(json.dumps(_row("pubpriv", 3, 0.02)) + "\n")
+    rows = successors.interleave("py", tmp_path, "gem", [3, 4], 50, out, 200)
+    assert calls == [("reference", 3), ("pubpriv", 4), ("reference", 4)]
+    assert len(rows) == 4
+    text = successors.table(rows + [_row("pubpriv", 5, 0.03)])
+    assert "| gem | pubpriv | 3 |" in text and "| gem | reference | 2 |" in text
+    assert "| gem | 2 | +0.0100 [+0.0100, +0.0100] | 10.0× [10.0, 10.0] | 8.0× [8.0, 8.0] |" \
+        in text
