@@ -5,8 +5,8 @@ of the Adaptive Measurements lines on the artefacts' problems.
 Usage:
 
 * ``python scripts/bench_successors.py reference --checkout DPQR --python VENV/bin/python
-  [--algo gem|gem_pub] [--runs 5 | --seeds 0,2,4] [--T 50] [--pretrain-steps N] --out runs.jsonl
-  [--table table.md]``: both codes on the same problem, interleaved seed by seed (what is run is
+  [--algo gem|gem_pub] [--runs 5 | --seeds 0,2,4] [--code both|pubpriv|reference] [--T 50]
+  [--pretrain-steps N] --out runs.jsonl [--table table.md]``: both codes on the same problem, interleaved seed by seed (what is run is
   described in :mod:`experiments.release.bench.successors`); prints the comparison table of
   every run in ``--out``. ``--seeds`` runs only those seeds, so that two processes (one per
   core) can share the seeds of one table.
@@ -30,8 +30,9 @@ from experiments.release.bench import successors
 
 def reference(args) -> None:
     seeds = args.seeds if args.seeds is not None else list(range(args.runs))
+    codes = successors.CODES if args.code == "both" else (args.code,)
     rows = successors.interleave(args.python, args.checkout, args.algo, seeds, args.T, args.out,
-                                 args.pretrain_steps)
+                                 args.pretrain_steps, codes)
     text = successors.table(rows)
     print(text)
     if args.table:
@@ -47,6 +48,8 @@ def main(argv: list[str] | None = None) -> None:
     ref.add_argument("--algo", choices=("gem", "gem_pub"), default="gem")
     ref.add_argument("--runs", type=positive_int, default=5, help="seeds 0..runs-1")
     ref.add_argument("--seeds", type=seed_list, help="these seeds instead of --runs")
+    ref.add_argument("--code", choices=("both", *successors.CODES), default="both",
+                     help="run only this code's runs (the table still reads every run)")
     ref.add_argument("--T", type=positive_int, default=50)
     ref.add_argument("--pretrain-steps", type=positive_int, default=200)
     ref.add_argument("--out", type=Path, required=True)

@@ -31,3 +31,15 @@ def test_interleave_runs_the_given_seeds_skips_recorded_runs_and_alternates(tmp_
     assert "| gem | pubpriv | 3 |" in text and "| gem | reference | 2 |" in text
     assert "| gem | 2 | +0.0100 [+0.0100, +0.0100] | 10.0× [10.0, 10.0] | 8.0× [8.0, 8.0] |" \
         in text
+
+
+def test_code_runs_only_that_codes_runs(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(successors, "reference_data", lambda checkout: None)
+    monkeypatch.setattr(successors, "problem", lambda data, rows=None: None)
+    monkeypatch.setattr(successors, "run_ours", lambda prob, algo, seed, T, steps: (
+        calls.append(("pubpriv", seed)) or _row("pubpriv", seed, 0.02)))
+    monkeypatch.setattr(successors, "run_reference", lambda *args: calls.append(args))
+    successors.interleave("py", tmp_path, "gem", [3, 4], 50, tmp_path / "r.jsonl", 200,
+                          ("pubpriv",))
+    assert calls == [("pubpriv", 3), ("pubpriv", 4)]

@@ -137,10 +137,14 @@ def run_reference(python: str, checkout: Path, algo: str, seed: int, T: int,
     return json.loads(lines[-1])
 
 
+CODES = ("pubpriv", "reference")
+
+
 def interleave(python: str, checkout: Path, algo: str, seeds: list[int], T: int, out: Path,
-               pretrain_steps: int) -> list[dict]:
-    """Both codes on each seed (this harness first on even seeds, the reference on odd); one
-    JSON line per run appended to ``out`` (runs already there are kept and skipped)."""
+               pretrain_steps: int, codes: tuple[str, ...] = CODES) -> list[dict]:
+    """Both codes (or only ``codes``) on each seed (this harness first on even seeds, the
+    reference on odd); one JSON line per run appended to ``out`` (runs already there are kept
+    and skipped)."""
     data = reference_data(checkout)
     rows = public_rows(data) if algo == "gem_pub" else None
     public = write_public(checkout, data, rows) if rows is not None else None
@@ -154,7 +158,7 @@ def interleave(python: str, checkout: Path, algo: str, seeds: list[int], T: int,
     for seed in seeds:
         order = ("pubpriv", "reference") if seed % 2 == 0 else ("reference", "pubpriv")
         for code in order:
-            if (code, seed) in done:
+            if (code, seed) in done or code not in codes:
                 continue
             row = run_ours(prob, algo, seed, T, pretrain_steps) if code == "pubpriv" else \
                 run_reference(python, checkout, algo, seed, T, public)
