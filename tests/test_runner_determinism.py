@@ -4,7 +4,8 @@ import pytest
 
 from experiments.release.cli import compose_config
 from experiments.release.problems import build_problem, repetition_streams
-from experiments.release.query_release import run_config, show_progress
+from experiments.release.query_release import (release_of, repetition_release, run_config,
+                                               show_progress)
 
 NUMBERS = ("max_error", "mean_error", "rmse", "last_max_error", "rho", "eps_spent", "delta",
            "n_private", "n_public", "support_size", "num_queries")
@@ -23,6 +24,18 @@ def test_records_identical_for_any_n_jobs(tmp_path):
         assert {k: a[k] for k in NUMBERS} == {k: b[k] for k in NUMBERS}
         assert a["config_hash"] == b["config_hash"]
     assert len({r["max_error"] for r in serial}) == 3  # the repetitions do differ
+
+
+def test_each_repetition_releases_with_its_own_algorithm_stream(tmp_path):
+    """Repetition r's release draws from repetition r's algorithm stream (not another's), so the
+    same problem released as repetitions 0 and 1 gives different answers."""
+    cfg = _config(tmp_path)
+    problem = build_problem(cfg, 1)
+    expected, _, _ = release_of(cfg, problem, repetition_streams(cfg["seed"], 1)[1])
+    got, _, _ = repetition_release(cfg, problem, 1)
+    np.testing.assert_array_equal(got.answers, expected.answers)
+    other, _, _ = repetition_release(cfg, problem, 0)
+    assert not np.array_equal(other.answers, got.answers)
 
 
 def test_rerun_with_force_reproduces_and_skip_reuses(tmp_path, monkeypatch):
