@@ -6,10 +6,11 @@ Usage:
 
 * ``python scripts/bench_successors.py reference --checkout DPQR --python VENV/bin/python
   [--algo gem|gem_pub] [--runs 5 | --seeds 0,2,4] [--code both|pubpriv|reference] [--T 50]
-  [--pretrain-steps N] --out runs.jsonl [--table table.md]``: both codes on the same problem, interleaved seed by seed (what is run is
-  described in :mod:`experiments.release.bench.successors`); prints the comparison table of
-  every run in ``--out``. ``--seeds`` runs only those seeds, so that two processes (one per
-  core) can share the seeds of one table.
+  [--pretrain-steps N] --out runs.jsonl [--table table.md]``: both codes on the same problem,
+  interleaved seed by seed (what is run is described in
+  :mod:`experiments.release.bench.successors`); prints the comparison table of every run in
+  ``--out``. ``--seeds`` runs only those seeds, so that two processes (one per core) can share
+  the seeds of one table; ``--code`` runs only one code's runs.
   ``DPQR`` is the user's checkout of ``terranceliu/dp-query-release`` (with its
   ``datasets/``), ``VENV`` a virtual environment with PyTorch and its requirements; neither is
   part of this project.

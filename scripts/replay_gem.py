@@ -80,7 +80,7 @@ def run(out: Path, overrides: list[str]) -> None:
     timers.wrap(gem.GeneratorModel, "answers", "select_s")
     timers.wrap(Rounds, "select", "select_s")
     timers.wrap(gem.GeneratorModel, "update", "fit_s")
-    cfg, problem, release, _, wall = timed_repetition(overrides, 0)
+    cfg, problem, release, _, _, wall = timed_repetition(overrides, 0)
     options = {k: v for k, v in cfg["algo"].items() if k != "name"}
     vjp_ms = generator_vjp_ms(problem, options)
     max_error = float(np.abs(release.answers - problem.true_answers).max())

@@ -34,12 +34,15 @@ def test_interleave_runs_the_given_seeds_skips_recorded_runs_and_alternates(tmp_
 
 
 def test_code_runs_only_that_codes_runs(tmp_path, monkeypatch):
+    """Without the reference, neither its runs nor its public pre-training."""
     calls = []
     monkeypatch.setattr(successors, "reference_data", lambda checkout: None)
     monkeypatch.setattr(successors, "problem", lambda data, rows=None: None)
     monkeypatch.setattr(successors, "run_ours", lambda prob, algo, seed, T, steps: (
         calls.append(("pubpriv", seed)) or _row("pubpriv", seed, 0.02)))
     monkeypatch.setattr(successors, "run_reference", lambda *args: calls.append(args))
-    successors.interleave("py", tmp_path, "gem", [3, 4], 50, tmp_path / "r.jsonl", 200,
+    monkeypatch.setattr(successors, "public_rows", lambda data: [0])
+    monkeypatch.setattr(successors, "write_public", lambda *args: calls.append("pre-training"))
+    successors.interleave("py", tmp_path, "gem_pub", [3, 4], 50, tmp_path / "r.jsonl", 200,
                           ("pubpriv",))
     assert calls == [("pubpriv", 3), ("pubpriv", 4)]

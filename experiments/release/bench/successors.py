@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -147,8 +148,9 @@ def interleave(python: str, checkout: Path, algo: str, seeds: list[int], T: int,
     and skipped)."""
     data = reference_data(checkout)
     rows = public_rows(data) if algo == "gem_pub" else None
-    public = write_public(checkout, data, rows) if rows is not None else None
-    if public:
+    public = None
+    if rows is not None and "reference" in codes:     # the reference's public pre-training
+        public = write_public(checkout, data, rows)
         target = checkout / "save" / "Gen_NN_NonDP" / public
         if not any(target.rglob("best.pt")):
             subprocess.run(reference_pretrain_command(python, public, pretrain_steps),
@@ -212,10 +214,21 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def timed_repetition(overrides: list[str], run: int = 0):
+class Repetition(NamedTuple):
+    """One timed repetition of a configuration (:func:`timed_repetition`)."""
+
+    cfg: dict
+    problem: ReleaseProblem
+    release: Any
+    eps: float
+    build_s: float
+    wall_s: float
+
+
+def timed_repetition(overrides: list[str], run: int = 0) -> Repetition:
     """Repetition ``run`` of ``python run.py *overrides`` (an artefact block's job), nothing
-    written: (config, problem, release, seconds to build the problem and its true answers,
-    wall seconds of the release)."""
+    written, with the seconds to build the problem and its true answers and the wall seconds of
+    the release."""
     from experiments.release.cli import compose_config
     from experiments.release.problems import build_problem, data_context
     from experiments.release.query_release import repetition_release
@@ -227,8 +240,8 @@ def timed_repetition(overrides: list[str], run: int = 0):
         _ = prob.true_answers
         built = time.perf_counter() - start
         start = time.perf_counter()
-        release, _, _ = repetition_release(cfg, prob, run)
-    return cfg, prob, release, built, time.perf_counter() - start
+        release, eps, _ = repetition_release(cfg, prob, run)
+    return Repetition(cfg, prob, release, eps, built, time.perf_counter() - start)
 
 
 def time_line(overrides: list[str], run: int = 0) -> dict:
@@ -237,10 +250,8 @@ def time_line(overrides: list[str], run: int = 0) -> dict:
     release's max error."""
     import resource
 
-    from experiments.release.signal import release_eps
-
-    cfg, prob, release, built, wall = timed_repetition(overrides, run)
-    return {"overrides": " ".join(overrides), "eps": release_eps(cfg, prob.n), "T": cfg["T"],
+    cfg, prob, release, eps, built, wall = timed_repetition(overrides, run)
+    return {"overrides": " ".join(overrides), "eps": eps, "T": cfg["T"],
             "build_s": built, "wall_s": wall, "rounds_s": release.runtime_s,
             "per_round_s": release.per_iter_s,
             "cpu_per_round_s": release.trace["rounds_cpu_s"] / cfg["T"],
