@@ -64,14 +64,19 @@ def test_successor_table_holds_the_rows_where_gem_pub_ran_same_family(tmp_path):
     frame = with_pgm(table(["MA-2018", "TX-2019"], matched=True))
     pmw = frame[(frame["algo"] == "pmwpub") & (frame["T"] == 50)
                 & frame["line"].str.endswith("[TX-2019]")]
-    gem = pmw.assign(algo="gem_pub", line=pmw["line"].str.replace("PMW^Pub", "GEM^Pub"),
-                     T=25, max_error=pmw["max_error"] - 0.001, config_hash="gem")
-    pd.concat([frame, gem], ignore_index=True).to_csv(folder / "runs.csv", index=False)
+    gem_pub = pmw.assign(algo="gem_pub", line=pmw["line"].str.replace("PMW^Pub", "GEM^Pub"),
+                         T=25, max_error=pmw["max_error"] - 0.001, config_hash="gem_pub")
+    gem = pmw.assign(algo="gem", line="r / GEM", source="", uses_public=False, T=25,
+                     max_error=pmw["max_error"] + 0.01 + 0.0001 * pmw["run"],
+                     config_hash="gem")
+    pd.concat([frame, gem_pub, gem], ignore_index=True).to_csv(folder / "runs.csv",
+                                                               index=False)
     text = answer_table(comparisons(root=tmp_path))
-    assert "| private set (row) | public source | GEM^Pub − PMW^Pub | GEM^Pub − AIM | " \
-           "PEP^Pub − PMW^Pub |" in text
+    assert "| private set (row) | public source | GEM^Pub − PMW^Pub | GEM^Pub − GEM | " \
+           "GEM^Pub − AIM | GEM^Pub − JAM-PGM | PEP^Pub − PMW^Pub |" in text
     row = [line for line in text.splitlines() if line.startswith("| r | TX-2019 |")][-1]
     cells = row.split(" | ")[2:]
-    assert cells[0].startswith("lower at") and "not run" in cells[2]
+    assert cells[0].startswith("lower at") and cells[1].startswith("lower at")
+    assert "not run" in cells[4]
     assert sum(line.startswith("| r | MA-2018 |") for line in text.splitlines()) == 1
-    assert "Family: 60 paired t-tests" in text   # 48 + 6 ε × 2 GEM^Pub comparisons
+    assert "Family: 72 paired t-tests" in text   # 48 + 6 ε × 4 GEM^Pub comparisons

@@ -283,7 +283,7 @@ def _matched_successors(preset: str, row: str, fixed: tuple[str, ...], publics: 
 
 MATCHED_LINE_BUILDERS.append(_matched_successors)
 MATCHED_FAMILY += (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"), ("GEM^Pub", "public only"),
-                   ("GEM^Pub", "AIM"))
+                   ("GEM^Pub", "GEM"), ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"))
 
 
 @dataclass(frozen=True)
