@@ -159,11 +159,16 @@ def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool,
 @dataclass(frozen=True)
 class SuccessorGrids:
     """T grids of the Adaptive Measurements lines on one problem (T·s ≤ W: each marginal is
-    measured once; RAP^softmax measures ``RAP_PER_ROUND`` marginals per round)."""
+    measured once; RAP^softmax measures ``RAP_PER_ROUND`` marginals per round). GEM and GEM^Pub
+    run at ``gem_T`` (``T`` when None) on the axes cut by ``gem_axes`` (e.g. fewer ε);
+    ``public_axes`` cut the public sources of GEM^Pub and PEP^Pub."""
 
-    T: str                      # GEM, GEM^Pub, PEP, PEP^Pub
+    T: str                      # PEP, PEP^Pub (and GEM, GEM^Pub without gem_T)
     rap_T: str | None           # RAP^softmax (None: no RAP line)
     pep: bool = False           # PEP over the whole domain (small domains only)
+    gem_T: str | None = None
+    gem_axes: tuple[str, ...] = ()
+    public_axes: tuple[str, ...] = ()
 
 
 #: RAP^softmax's marginals per round (its reference ADULT script's 2)
@@ -173,12 +178,14 @@ RAP_PER_ROUND = 2
 def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
                      extra: tuple[str, ...] = ()) -> list[Block]:
     """The lines of Liu, Vietri & Wu 2021 on ``row``: GEM^Pub and PEP^Pub on every public
-    source of ``preset`` (as PMW^Pub), GEM, RAP^softmax and (``grids.pep``) PEP, which ignore
-    the public data, once on ``public0``; each over its T grid (tuned like PMW^Pub's T).
-    ``extra`` overrides go to every block (e.g. a matched-signal ε or n)."""
-    blocks = [Block(preset, (*extra, f"algo={algo}", f"T={grids.T}"), row)
-              for algo in ("gem_pub", "pep_pub")]
-    blocks.append(Block(preset, (*extra, "algo=gem", f"T={grids.T}", public0), row))
+    source of ``preset`` (as PMW^Pub; ``grids.public_axes`` may cut them), GEM, RAP^softmax and
+    (``grids.pep``) PEP, which ignore the public data, once on ``public0``; each over its T grid
+    (tuned like PMW^Pub's T). ``extra`` overrides go to every block (e.g. a matched-signal ε
+    or n)."""
+    gem = (f"T={grids.gem_T or grids.T}", *grids.gem_axes)
+    blocks = [Block(preset, (*extra, "algo=gem_pub", *gem, *grids.public_axes), row),
+              Block(preset, (*extra, "algo=pep_pub", f"T={grids.T}", *grids.public_axes), row),
+              Block(preset, (*extra, "algo=gem", *gem, public0), row)]
     if grids.rap_T:
         blocks.append(Block(preset, (*extra, "algo=rap", f"T={grids.rap_T}",
                                      f"algo.marginals_per_round={RAP_PER_ROUND}", public0), row))
@@ -187,10 +194,20 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
     return blocks
 
 
-#: NIST reduced (W = 84), ADULT (W = 256) and the full-ACS shape (W = 4,096)
-SOTA_GRIDS = SuccessorGrids("10,25,50,84", "5,12,25,42", pep=True)
-SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "5,12,25,50")
-PAPER_SCALE_GRIDS = SuccessorGrids("30,100", None)
+#: NIST reduced (W = 84), ADULT (W = 256) and the full-ACS shape (W = 4,096). GEM and GEM^Pub
+#: are cut to fit an artefact's 30 minutes on 2 cores: at the authors' defaults a run is ≈ 1 min
+#: of rounds at T = 25 on NIST and ≈ 2 min on ADULT (plus 1–2 min of public pre-training per
+#: source and worker), so they run at one T (25, as the matched rows) and at three (NIST) or two
+#: (ADULT) of the six ε. At paper scale a run is ≈ 2 s per round (T = 100) plus ≈ 220 s of
+#: pre-training per source: every successor line runs at T = 100 and ε = 0.1 and 1
+#: (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the support question lives
+#: (shift λ = 0.3, 0.6).
+SOTA_GRIDS = SuccessorGrids("10,25,50,84", "5,12,25,42", pep=True, gem_T="25",
+                            gem_axes=("eps=0.1,0.25,1.0",))
+SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "5,12,25,50", gem_T="25",
+                                  gem_axes=("eps=0.1,1.0",))
+PAPER_SCALE_GRIDS = SuccessorGrids("100", None, public_axes=("public.shift=0.3,0.6",))
+PAPER_SCALE_SUCCESSOR_EPS = ("eps=0.1,1.0",)
 
 _PAPER_SCALE_ROW = "full-ACS shape, synthetic"
 #: PMW^Pub's T at paper scale: selected per (source, ε) on a validation draw of the private
@@ -432,7 +449,7 @@ ARTEFACTS = {a.name: a for a in [
         Block("fig1_paper_scale", ("public={role:public,shift:0.0}", "public.fraction=1.0",
                                    "algo=dualquery", "T=1", *DQ_PAPER_SCALE), _PAPER_SCALE_ROW),
         *successor_blocks("fig1_paper_scale", _PAPER_SCALE_ROW, "public={role:public,shift:0.0}",
-                          PAPER_SCALE_GRIDS)),
+                          PAPER_SCALE_GRIDS, PAPER_SCALE_SUCCESSOR_EPS)),
         notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
         title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
     Artefact("released_code", "results/released_code", (
