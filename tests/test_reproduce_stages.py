@@ -75,14 +75,20 @@ def test_matched_rows_validate_every_source_but_the_validation_file_itself():
 def test_matched_rows_carry_the_successor_lines_on_their_own_sources_at_matched_budgets():
     from experiments.release.catalogue import MATCHED_ROWS, matched_row
 
-    spec = MATCHED_ROWS["full_tx"]
-    blocks = {next(o for o in b.overrides if o.startswith("algo=")): b
-              for b in matched_row("fig1_nist", spec) if "algo=pmwpub" not in b.overrides}
+    def lines(key):
+        return {next(o for o in b.overrides if o.startswith("algo=")): b
+                for b in matched_row("fig1_nist", MATCHED_ROWS[key])
+                if "algo=pmwpub" not in b.overrides}
+
+    spec, blocks = MATCHED_ROWS["full_tx"], lines("full_tx")
     for algo in ("algo=gem_pub", "algo=pep_pub"):
         assert f"public={spec.publics}" in blocks[algo].overrides
-    for algo in ("algo=gem", "algo=rap"):
-        assert f"public={spec.public0}" in blocks[algo].overrides
-    for algo in ("algo=gem_pub", "algo=pep_pub", "algo=gem", "algo=rap"):
+    assert f"public={spec.public0}" in blocks["algo=gem"].overrides
+    assert "algo=rap" not in blocks                  # full domain: no RAP^softmax line
+    for algo in ("algo=gem_pub", "algo=pep_pub", "algo=gem"):
         block = blocks[algo]
         assert any(o.startswith("eps_equiv=") for o in block.overrides), block
         assert all(o in block.overrides for o in spec.fixed), block
+    reduced = lines("reduced5")["algo=rap"]
+    assert f"public={MATCHED_ROWS['reduced5'].public0}" in reduced.overrides
+    assert any(o.startswith("eps_equiv=") for o in reduced.overrides)

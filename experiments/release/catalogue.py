@@ -285,15 +285,19 @@ MATCHED_LINE_BUILDERS: list[Callable[[str, str, tuple[str, ...], str, str], list
 #: GEM and GEM^Pub at the authors' defaults take ≈ 1 min of rounds at T = 25 on NIST reduced
 #: (plus ≈ 1 min of public pre-training per source and worker), so a T grid would multiply
 #: the matched sweeps' hours; RAP^softmax measures 2 marginals per round, 50 of them at T = 25.
+#: On the full NIST domain RAP^softmax runs ≈ 700 of its up to 1,000 steps per round (≈ 530
+#: CPU-s per run on national-2019), so the full-domain rows have no RAP^softmax line.
 MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", "25")
+MATCHED_FULL_DOMAIN_GRIDS = SuccessorGrids("25", None)
 
 
 def _matched_successors(preset: str, row: str, fixed: tuple[str, ...], publics: str,
                         public0: str) -> list[Block]:
-    """GEM^Pub and PEP^Pub on every public source, GEM and RAP^softmax once on ``public0``
-    (:func:`successor_blocks`), at the matched budgets."""
-    blocks = successor_blocks(preset, row, f"public={public0}", MATCHED_SUCCESSOR_GRIDS,
-                              (*fixed, *matched()))
+    """GEM^Pub and PEP^Pub on every public source, GEM and (reduced domain) RAP^softmax once
+    on ``public0`` (:func:`successor_blocks`), at the matched budgets."""
+    grids = (MATCHED_FULL_DOMAIN_GRIDS if "dataset.reduced=false" in fixed
+             else MATCHED_SUCCESSOR_GRIDS)
+    blocks = successor_blocks(preset, row, f"public={public0}", grids, (*fixed, *matched()))
     return [b if "public=" in " ".join(b.overrides) else
             Block(b.preset, (f"public={publics}", *b.overrides), b.row, b.role) for b in blocks]
 
