@@ -195,10 +195,10 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
 
 
 #: NIST reduced (W = 84), ADULT (W = 256) and the full-ACS shape (W = 4,096). GEM and GEM^Pub
-#: are cut to fit an artefact's 30 minutes on 2 cores: at the authors' defaults a run is ≈ 1 min
-#: of rounds at T = 25 on NIST and ≈ 2 min on ADULT (plus 1–2 min of public pre-training per
-#: source and worker), so they run at one T (25, as the matched rows) and at three (NIST) or two
-#: (ADULT) of the six ε. At paper scale a run is ≈ 2 s per round (T = 100) plus ≈ 220 s of
+#: are cut so that their lines add ≈ 25 minutes to an artefact on 2 cores: at the authors'
+#: defaults a run is ≈ 1 min of rounds at T = 25 on NIST and ≈ 2 min on ADULT (plus 1–2 min of
+#: public pre-training per source and worker), so they run at one T (25, as the matched rows)
+#: and at three (NIST) or two (ADULT) of the six ε. At paper scale a run is ≈ 2 s per round (T = 100) plus ≈ 220 s of
 #: pre-training per source: every successor line runs at T = 100 and ε = 0.1 and 1
 #: (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the support question lives
 #: (shift λ = 0.3, 0.6).
