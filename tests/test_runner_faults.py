@@ -96,6 +96,41 @@ def test_ctrl_c_before_any_job_writes_nothing(tmp_path, capsys, monkeypatch):
     assert not (tmp_path / "out").exists()
 
 
+def _composition_failure_during(first: BaseException):
+    """A Hydra app failing the way OmegaConf does when ``first`` lands while it builds a node:
+    the node's clean-up fails, and Hydra wraps that failure as a composition error."""
+    from hydra.errors import ConfigCompositionException
+
+    def app():
+        try:
+            raise first
+        except BaseException:
+            try:
+                raise AttributeError("'NoneType' object has no attribute '_invalidate_flags_cache'")
+            except AttributeError as cleanup:
+                raise ConfigCompositionException() from cleanup
+    return app
+
+
+def test_ctrl_c_during_config_composition_is_an_interrupt(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    monkeypatch.setattr(cli, "check_jobs", lambda argv: [str(out)])
+    with pytest.raises(SystemExit) as info:
+        cli.main(_composition_failure_during(KeyboardInterrupt()), [f"results_dir={out}"])
+    assert info.value.code == 130
+    assert capsys.readouterr().err == (f"interrupted: 0 records kept in {out}; re-run the same "
+                                       "command to resume\n")
+
+
+def test_composition_failure_without_ctrl_c_is_not_an_interrupt(tmp_path, monkeypatch):
+    from hydra.errors import ConfigCompositionException
+
+    monkeypatch.setattr(cli, "check_jobs", lambda argv: [str(tmp_path / "out")])
+    with pytest.raises(ConfigCompositionException):
+        cli.main(_composition_failure_during(ValueError("bad node")),
+                 [f"results_dir={tmp_path / 'out'}"])
+
+
 @pytest.fixture(scope="module")
 def acs_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("acs_damaged")

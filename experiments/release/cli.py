@@ -379,3 +379,24 @@ def launch(hydra_app: Callable[[], None], folders: Sequence[str]) -> None:
         hydra_app()
     except OSError as err:
         fail(write_failure(err, folders), EXIT_FAULT)
+    except Exception as err:
+        if interrupted_underneath(err):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def interrupted_underneath(err: BaseException) -> bool:
+    """Whether a Ctrl-C lies in ``err``'s chain of causes and contexts. A SIGINT that lands while
+    OmegaConf builds a node leaves the node half-made; its clean-up then fails and Hydra reports
+    that failure as a ``ConfigCompositionException`` whose chain holds the KeyboardInterrupt."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [err]
+    while stack:
+        link = stack.pop()
+        if link is None or id(link) in seen:
+            continue
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        stack += [link.__cause__, link.__context__]
+    return False
