@@ -84,7 +84,7 @@ def test_matched_rows_carry_the_successor_lines_on_their_own_sources_at_matched_
     for algo in ("algo=gem_pub", "algo=pep_pub"):
         assert f"public={spec.publics}" in blocks[algo].overrides
     assert f"public={spec.public0}" in blocks["algo=gem"].overrides
-    assert "algo=rap" not in blocks                  # full domain: no RAP^softmax line
+    assert not spec.rap and "algo=rap" not in blocks    # full domain: no RAP^softmax line
     for algo in ("algo=gem_pub", "algo=pep_pub", "algo=gem"):
         block = blocks[algo]
         assert any(o.startswith("eps_equiv=") for o in block.overrides), block

@@ -198,10 +198,10 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
 #: are cut so that their lines add ≈ 25 minutes to an artefact on 2 cores: at the authors'
 #: defaults a run is ≈ 1 min of rounds at T = 25 on NIST and ≈ 2 min on ADULT (plus 1–2 min of
 #: public pre-training per source and worker), so they run at one T (25, as the matched rows)
-#: and at three (NIST) or two (ADULT) of the six ε. At paper scale a run is ≈ 2 s per round (T = 100) plus ≈ 220 s of
-#: pre-training per source: every successor line runs at T = 100 and ε = 0.1 and 1
-#: (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the support question lives
-#: (shift λ = 0.3, 0.6).
+#: and at three (NIST) or two (ADULT) of the six ε. At paper scale a run is ≈ 2 s per round
+#: (T = 100) plus ≈ 220 s of pre-training per source: every successor line runs at T = 100 and
+#: ε = 0.1 and 1 (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the support
+#: question lives (shift λ = 0.3, 0.6).
 SOTA_GRIDS = SuccessorGrids("10,25,50,84", "5,12,25,42", pep=True, gem_T="25",
                             gem_axes=("eps=0.1,0.25,1.0",))
 SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "5,12,25,50", gem_T="25",
@@ -274,46 +274,14 @@ def _pgm_lines(preset: str, row: str, fixed: tuple[str, ...], publics: str,
             Block(preset, (*fixed, f"public={publics}", "algo=jam_pgm", "T=1", *matched()), row)]
 
 
-#: extra lines of the matched rows: each builder maps (preset, row, fixed overrides, public
-#: sources, the one source of the lines that ignore it) to blocks at :func:`matched` budgets.
-#: Further algorithms (GEM^Pub, PEP^Pub, RAP, …) add a builder here and their pairs to
-#: MATCHED_FAMILY.
-MATCHED_LINE_BUILDERS: list[Callable[[str, str, tuple[str, ...], str, str], list[Block]]] = []
-
-
-#: T of the successor lines in the matched rows: one value (every row has W >= 84 marginals).
-#: GEM and GEM^Pub at the authors' defaults take ≈ 1 min of rounds at T = 25 on NIST reduced
-#: (plus ≈ 1 min of public pre-training per source and worker), so a T grid would multiply
-#: the matched sweeps' hours; RAP^softmax measures 2 marginals per round, 50 of them at T = 25.
-#: On the full NIST domain RAP^softmax runs ≈ 700 of its up to 1,000 steps per round (≈ 530
-#: CPU-s per run on national-2019), so the full-domain rows have no RAP^softmax line.
-MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", "25")
-MATCHED_FULL_DOMAIN_GRIDS = SuccessorGrids("25", None)
-
-
-def _matched_successors(preset: str, row: str, fixed: tuple[str, ...], publics: str,
-                        public0: str) -> list[Block]:
-    """GEM^Pub and PEP^Pub on every public source, GEM and (reduced domain) RAP^softmax once
-    on ``public0`` (:func:`successor_blocks`), at the matched budgets."""
-    grids = (MATCHED_FULL_DOMAIN_GRIDS if "dataset.reduced=false" in fixed
-             else MATCHED_SUCCESSOR_GRIDS)
-    blocks = successor_blocks(preset, row, f"public={public0}", grids, (*fixed, *matched()))
-    return [b if "public=" in " ".join(b.overrides) else
-            Block(b.preset, (f"public={publics}", *b.overrides), b.row, b.role) for b in blocks]
-
-
-MATCHED_LINE_BUILDERS.append(_matched_successors)
-MATCHED_FAMILY += (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"), ("GEM^Pub", "public only"),
-                   ("GEM^Pub", "GEM"), ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"))
-
-
 @dataclass(frozen=True)
 class MatchedRow:
     """A figure row at matched signal: its overrides, public sources, and the validation
     release (the 2018 file treated as private, other 2019 files as public) of PMW^Pub's T.
     ``validation_publics`` are the sources with a validation counterpart: their test runs are
     made only at the validated T; ``public0`` (the 2018 file, which is the validation release
-    itself) has none and is run over the whole T grid, selected by its best average."""
+    itself) has none and is run over the whole T grid, selected by its best average. ``mwem``,
+    ``pgm`` and ``rap`` say whether the row carries MWEM, the Private-PGM lines and RAP^softmax."""
 
     row: str
     fixed: tuple[str, ...]
@@ -323,6 +291,7 @@ class MatchedRow:
     validation_publics: str
     mwem: bool = False
     pgm: bool = True
+    rap: bool = True
 
     @property
     def tuned_publics(self) -> str:
@@ -333,6 +302,39 @@ class MatchedRow:
 def split_sources(publics: str) -> list[str]:
     """``{year:2018},{region:ma}`` → ``["{year:2018}", "{region:ma}"]``."""
     return ["{" + part.strip("{},") + "}" for part in publics.split("},{")]
+
+
+#: extra lines of the matched rows: each builder maps (preset, row spec) to blocks at
+#: :func:`matched` budgets. Further algorithms add a builder here and their pairs to
+#: MATCHED_FAMILY.
+MATCHED_LINE_BUILDERS: list[Callable[[str, MatchedRow], list[Block]]] = []
+
+
+#: T of the successor lines in the matched rows: one value (every row has W >= 84 marginals).
+#: GEM and GEM^Pub at the authors' defaults take ≈ 1 min of rounds at T = 25 on NIST reduced
+#: (plus ≈ 1 min of public pre-training per source and worker), so a T grid would multiply
+#: the matched sweeps' hours; RAP^softmax measures 2 marginals per round, 50 of them at T = 25.
+#: On the full NIST domain RAP^softmax runs ≈ 700 of its up to 1,000 steps per round (≈ 530
+#: CPU-s per run on national-2019), so the full-domain rows (``rap=False``) have no RAP^softmax
+#: line.
+MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", "25")
+MATCHED_GRIDS_WITHOUT_RAP = SuccessorGrids("25", None)
+
+
+def _matched_successors(preset: str, spec: MatchedRow) -> list[Block]:
+    """GEM^Pub and PEP^Pub on every public source, GEM and (``spec.rap``) RAP^softmax once on
+    ``spec.public0`` (:func:`successor_blocks`), at the matched budgets."""
+    grids = MATCHED_SUCCESSOR_GRIDS if spec.rap else MATCHED_GRIDS_WITHOUT_RAP
+    blocks = successor_blocks(preset, spec.row, f"public={spec.public0}", grids,
+                              (*spec.fixed, *matched()))
+    return [b if "public=" in " ".join(b.overrides) else
+            Block(b.preset, (f"public={spec.publics}", *b.overrides), b.row, b.role)
+            for b in blocks]
+
+
+MATCHED_LINE_BUILDERS.append(_matched_successors)
+MATCHED_FAMILY += (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"), ("GEM^Pub", "public only"),
+                   ("GEM^Pub", "GEM"), ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"))
 
 
 #: repetitions of a validation release (selection only: the test runs are reported)
@@ -362,7 +364,7 @@ def matched_row(preset: str, spec: MatchedRow) -> list[Block]:
     if spec.pgm:
         blocks += _pgm_lines(preset, row, fixed, publics, public0)
     for builder in MATCHED_LINE_BUILDERS:
-        blocks += builder(preset, row, fixed, publics, public0)
+        blocks += builder(preset, spec)
     return blocks
 
 
@@ -376,15 +378,16 @@ MATCHED_ROWS = {
     "reduced3": MatchedRow("reduced 3-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
                            ("dataset.year=2018",), _VAL_MA, mwem=True),
     "full_ma": MatchedRow("full, private MA-2019", _NIST_FULL, _FIG1_PUBLICS, "{year:2018}",
-                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False),
+                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False, rap=False),
     "full_tx": MatchedRow("full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
                           "{year:2018},{region:national},{region:ma}", "{year:2018}",
-                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False),
+                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False,
+                          rap=False),
     "full_national": MatchedRow("full, private NATIONAL-2019",
                                 (*_NIST_FULL, "dataset.region=national"),
                                 "{year:2018},{region:ma},{region:tx}", "{year:2018}",
                                 (*_NIST_FULL, "dataset.region=national", "dataset.year=2018"),
-                                _VAL_NATIONAL, pgm=False),
+                                _VAL_NATIONAL, pgm=False, rap=False),
 }
 _MATCHED_TITLE = " at the paper's signal (ε = eps_equiv·10^5/n)"
 
