@@ -333,8 +333,13 @@ def _matched_successors(preset: str, spec: MatchedRow) -> list[Block]:
 
 
 MATCHED_LINE_BUILDERS.append(_matched_successors)
-MATCHED_FAMILY += (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"), ("GEM^Pub", "public only"),
-                   ("GEM^Pub", "GEM"), ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"))
+#: the successors' questions (Liu, Vietri & Wu 2021): does GEM^Pub (PEP^Pub) beat PMW^Pub, does it
+#: go below the public support's best mixture error that bounds PMW^Pub, and what the public data
+#: adds to GEM
+SUCCESSOR_FAMILY: Family = (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"),
+                            ("GEM^Pub", "public only"), ("GEM^Pub", "best mixture"),
+                            ("GEM^Pub", "GEM"))
+MATCHED_FAMILY += (*SUCCESSOR_FAMILY, ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"))
 
 
 #: repetitions of a validation release (selection only: the test runs are reported)
@@ -458,6 +463,7 @@ ARTEFACTS = {a.name: a for a in [
         *successor_blocks("fig1_paper_scale", _PAPER_SCALE_ROW, "public={role:public,shift:0.0}",
                           PAPER_SCALE_GRIDS, PAPER_SCALE_SUCCESSOR_EPS)),
         notes=paper_scale_divergences, quick_keep=("public.shift", "algo"),
+        family=(*DEFAULT_FAMILY, *SUCCESSOR_FAMILY),
         title="Full-ACS shape (synthetic, 67 attributes), n = 130,000, 3-way, W = 4,096"),
     Artefact("released_code", "results/released_code", (
         *[Block("fig2_adult_bias", ("public.delta=0.0,0.2", f"T={T_ADULT}", *variant),
