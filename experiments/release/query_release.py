@@ -15,6 +15,7 @@ import os
 import platform
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from experiments.release.problems import (build_problem, data_context, repetitio
 from experiments.release.signal import release_eps
 from experiments.release.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
 from pubpriv_core.algorithms import run_algorithm
+from pubpriv_core.algorithms.shared_cache import shared_under
 from pubpriv_core.privacy import default_delta, eps_from_rho
 
 log = logging.getLogger(__name__)
@@ -103,7 +105,7 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
     """The record of repetition ``run`` of ``cfg`` (the record is not written here; with
     ``save_release`` the release itself is, :mod:`experiments.release.releases`)."""
     set_cache_budget(cfg["cache_gb"])
-    with data_context(cfg["data_root"]):
+    with data_context(cfg["data_root"]), shared_under(Path(cfg["results_dir"]) / "cache"):
         problem = build_problem(cfg, run)
         release, eps, delta = repetition_release(cfg, problem, run)
         check_spend(release, eps, delta)

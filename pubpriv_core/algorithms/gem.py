@@ -27,8 +27,9 @@ workload (``pretrain_steps`` Adam steps at ``pretrain_lr`` cosine-annealed to
 ``pretrain_eta_min``, each on ``max_idxs`` cells drawn with replacement ∝ their current public
 error, the probabilities refreshed every ``pretrain_refresh`` steps), keeps the checkpoint with
 the lowest public max error among those evaluations, then runs GEM from it. The pre-training
-reads only the public data (free) and is cached in-process per (public data, workload, options),
-so a sweep over ε and T pays for it once.
+reads only the public data (free) and is cached per (public data, workload, options) in the
+process and, where the runner sets a shared folder (:mod:`.shared_cache`), on disk for every
+process of the sweep, so a sweep over ε and T pays for it once.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Optional
 
+import jax
 import numpy as np
 
 from pubpriv_core.algorithms import generators, product_kernels
@@ -46,8 +48,10 @@ from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_a
                                                              run_rounds)
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core.algorithms.mixture_fit import Fitter, cosine, tree_ema
+from pubpriv_core.algorithms.pretrained_store import PretrainedStore
 from pubpriv_core.algorithms.product_kernels import ProductPlan
 from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
+from pubpriv_core.algorithms.shared_cache import shared_folder
 
 #: end of the cosine annealing of the learning rate within a round
 INNER_ETA_MIN = 1e-8
@@ -243,19 +247,32 @@ def _fingerprint(problem: ReleaseProblem, opts: GEMOptions) -> str:
     digest.update(repr((problem.workload.domain.shape, problem.workload.marginals)).encode())
     fields = {k: v for k, v in asdict(opts).items()
               if k in ("K", "embedding", "hidden", "max_idxs") or k.startswith("pretrain")}
-    digest.update(repr(sorted(fields.items())).encode())
+    digest.update(repr((sorted(fields.items()), jax.__version__)).encode())
     return digest.hexdigest()
 
 
 def pretrain(problem: ReleaseProblem, opts: GEMOptions) -> tuple:
-    """(params, z, info) of the generator fitted to the public answers (no privacy cost)."""
+    """(params, z, info) of the generator fitted to the public answers (no privacy cost); kept
+    in this process and, where a shared folder is set (:mod:`.shared_cache`), on disk for the
+    other processes."""
     key = _fingerprint(problem, opts)
     if key in _PRETRAINED:
         _PRETRAINED.move_to_end(key)
         return _PRETRAINED[key]
-    start = time.perf_counter()
     rng = np.random.default_rng(opts.pretrain_seed)
     params, z = _initial(problem, opts, generators.jax_key(rng))
+    store = PretrainedStore(shared_folder("gem_pretrain"))
+    out = store.get(key, params, lambda: _fit_public(problem, opts, params, z, rng))
+    _PRETRAINED[key] = out
+    while len(_PRETRAINED) > _PRETRAINED_KEEP:
+        _PRETRAINED.popitem(last=False)
+    return out
+
+
+def _fit_public(problem: ReleaseProblem, opts: GEMOptions, params, z,
+                rng: np.random.Generator) -> tuple:
+    """The pre-training of the module docstring from the initial ``params``."""
+    start = time.perf_counter()
     answerer = problem.public_answerer
     targets = answerer.expand(answerer.answer(problem.public_weights))
     fitter, plan = _fitter(tuple(problem.workload.domain.shape)), ProductPlan(problem.workload)
@@ -271,12 +288,8 @@ def pretrain(problem: ReleaseProblem, opts: GEMOptions) -> tuple:
             break
         lr = cosine(step, opts.pretrain_steps, opts.pretrain_lr, opts.pretrain_eta_min)
         params, state, _, _ = fitter.step(params, state, z, loss, 0.0, lr)
-    out = (best, z, {"pretrain_public_max_error": best_error,
-                     "pretrain_s": time.perf_counter() - start})
-    _PRETRAINED[key] = out
-    while len(_PRETRAINED) > _PRETRAINED_KEEP:
-        _PRETRAINED.popitem(last=False)
-    return out
+    return best, z, {"pretrain_public_max_error": best_error,
+                     "pretrain_s": time.perf_counter() - start}
 
 
 def run_gem_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,

@@ -1,0 +1,113 @@
+"""GEM^Pub's public pre-training shared on disk (:mod:`pubpriv_core.algorithms.pretrained_store`):
+fitted once, read back bit for bit by the next process, refitted when the file is damaged or of
+another structure, and kept by the runner under ``<results_dir>/cache``."""
+from __future__ import annotations
+
+import json
+
+import jax
+import numpy as np
+import pytest
+
+from experiments.release.cli import compose_config
+from experiments.release.query_release import run_repetition
+from pubpriv_core.algorithms import gem, run_algorithm
+from pubpriv_core.algorithms.pretrained_store import PretrainedStore
+from pubpriv_core.algorithms.shared_cache import shared_folder, shared_under
+from test_privacy_successors import FAST, problem  # noqa: F401  (problem: fixture)
+
+OPTS = gem.GEMOptions(**{**FAST["gem_pub"], "pretrain_steps": 6, "pretrain_refresh": 2})
+
+
+def _leaves(tree) -> list[np.ndarray]:
+    return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(tree)]
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """gem's public fit, counted; the in-process cache emptied before and after."""
+    calls, fit = [], gem._fit_public
+    monkeypatch.setattr(gem, "_fit_public", lambda *a: calls.append(1) or fit(*a))
+    gem._PRETRAINED.clear()
+    yield calls
+    gem._PRETRAINED.clear()
+
+
+@pytest.fixture
+def shared(tmp_path):
+    """Shared work kept under ``tmp_path`` for the test; yields the pre-trainings' folder."""
+    with shared_under(tmp_path):
+        yield shared_folder("gem_pretrain")
+
+
+def test_a_second_process_reads_the_fit_bit_for_bit(problem, shared, counted):  # noqa: F811
+    first = gem.pretrain(problem, OPTS)
+    gem._PRETRAINED.clear()                      # as in another process
+    second = gem.pretrain(problem, OPTS)
+    assert len(counted) == 1
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype
+               for a, b in zip(_leaves(first[:2]), _leaves(second[:2])))
+    assert second[2] == first[2]
+    [stored] = shared.glob("*.npz")
+    assert not list(shared.glob(".tmp-*")) and stored.stem == gem._fingerprint(problem, OPTS)
+
+
+def test_without_a_shared_folder_nothing_is_written(problem, tmp_path, monkeypatch,  # noqa: F811
+                                                     counted):
+    monkeypatch.chdir(tmp_path)
+    gem.pretrain(problem, OPTS)
+    gem._PRETRAINED.clear()
+    gem.pretrain(problem, OPTS)
+    assert len(counted) == 2 and not list(tmp_path.iterdir())
+
+
+def test_other_options_are_other_fits(problem, shared, counted):  # noqa: F811
+    gem.pretrain(problem, OPTS)
+    gem.pretrain(problem, gem.GEMOptions(**{**FAST["gem_pub"], "pretrain_steps": 7}))
+    assert len(counted) == 2 and len(list(shared.glob("*.npz"))) == 2
+
+
+@pytest.mark.parametrize("damage", ["truncated", "other structure"])
+def test_a_damaged_or_foreign_file_is_fitted_again_and_replaced(damage, problem,  # noqa: F811
+                                                                shared, counted):
+    fitted = gem.pretrain(problem, OPTS)
+    [path] = shared.glob("*.npz")
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[:100])
+    else:
+        np.savez(path, leaf0=np.zeros(3), z=np.zeros(1), info=np.array(json.dumps({})))
+    gem._PRETRAINED.clear()
+    again = gem.pretrain(problem, OPTS)
+    assert len(counted) == 2
+    assert all(np.array_equal(a, b) for a, b in zip(_leaves(fitted[:2]), _leaves(again[:2])))
+    assert PretrainedStore(path.parent).get(path.stem, fitted[0], lambda: pytest.fail("refit"))
+
+
+def test_the_release_is_the_same_from_a_stored_fit(problem, tmp_path, counted):  # noqa: F811
+    def release():
+        return run_algorithm("gem_pub", problem, eps=1.0, delta=1e-6, T=3,
+                             rng=np.random.default_rng(5), **FAST["gem_pub"])
+    fresh = release().answers
+    with shared_under(tmp_path):
+        gem._PRETRAINED.clear()
+        stored = release().answers
+        gem._PRETRAINED.clear()
+        read = release().answers
+    assert np.array_equal(read, fresh) and np.array_equal(stored, fresh)
+    assert len(counted) == 3 - 1        # fresh, then stored once and read once
+
+
+def test_the_runner_keeps_the_fit_under_the_results_dir_for_the_next_process(tmp_path,
+                                                                             counted):
+    out = tmp_path / "out"
+    records = []
+    for eps in ("0.5", "1.0"):                   # two configurations, one public sample
+        gem._PRETRAINED.clear()                  # each in its own process
+        cfg = compose_config(["algo=gem_pub", "dataset.preset=tiny", "T=2", "workload.size=4",
+                              "algo.K=32", "algo.embedding=8", "algo.hidden=8",
+                              "algo.max_iters=3", "algo.pretrain_steps=4", f"eps={eps}",
+                              "runs=1", f"results_dir={out}"])
+        records.append(run_repetition(cfg, 0))
+    assert len(counted) == 1 and len(list((out / "cache" / "gem_pretrain").glob("*.npz"))) == 1
+    assert records[0]["trace"]["pretrain_s"] == records[1]["trace"]["pretrain_s"]
+    assert not list(out.rglob(".tmp-*"))
