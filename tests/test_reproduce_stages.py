@@ -84,11 +84,19 @@ def test_matched_rows_carry_the_successor_lines_on_their_own_sources_at_matched_
     for algo in ("algo=gem_pub", "algo=pep_pub"):
         assert f"public={spec.publics}" in blocks[algo].overrides
     assert f"public={spec.public0}" in blocks["algo=gem"].overrides
-    assert not spec.rap and "algo=rap" not in blocks    # full domain: no RAP^softmax line
     for algo in ("algo=gem_pub", "algo=pep_pub", "algo=gem"):
         block = blocks[algo]
         assert any(o.startswith("eps_equiv=") for o in block.overrides), block
         assert all(o in block.overrides for o in spec.fixed), block
-    reduced = lines("reduced5")["algo=rap"]
-    assert f"public={MATCHED_ROWS['reduced5'].public0}" in reduced.overrides
-    assert any(o.startswith("eps_equiv=") for o in reduced.overrides)
+    assert all("algo=rap" not in lines(key) for key in MATCHED_ROWS)   # no RAP^softmax line
+
+
+def test_gradient_lines_run_on_the_cut_axes_and_pep_lines_on_every_eps():
+    from experiments.release.catalogue import ARTEFACTS
+
+    for name, eps in (("sota", "eps=0.1,0.25,1.0"), ("sota_adult", "eps=0.1,1.0")):
+        by_algo = {next(o for o in b.overrides if o.startswith("algo=")): b
+                   for b in ARTEFACTS[name].blocks}
+        for algo in ("algo=gem_pub", "algo=gem", "algo=rap"):
+            assert eps in by_algo[algo].overrides and "T=25" in by_algo[algo].overrides
+        assert not any(o.startswith("eps=") for o in by_algo["algo=pep_pub"].overrides)

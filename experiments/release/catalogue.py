@@ -160,14 +160,15 @@ def _sota_row(preset: str, row: str, public0: str, T: str, mwem: bool,
 class SuccessorGrids:
     """T grids of the Adaptive Measurements lines on one problem (T·s ≤ W: each marginal is
     measured once; RAP^softmax measures ``RAP_PER_ROUND`` marginals per round). GEM and GEM^Pub
-    run at ``gem_T`` (``T`` when None) on the axes cut by ``gem_axes`` (e.g. fewer ε);
-    ``public_axes`` cut the public sources of GEM^Pub and PEP^Pub."""
+    run at ``gem_T`` (``T`` when None); they and RAP^softmax, the gradient-descent lines, run on
+    the axes cut by ``gradient_axes`` (e.g. fewer ε); ``public_axes`` cut the public sources of
+    GEM^Pub and PEP^Pub."""
 
     T: str                      # PEP, PEP^Pub (and GEM, GEM^Pub without gem_T)
     rap_T: str | None           # RAP^softmax (None: no RAP line)
     pep: bool = False           # PEP over the whole domain (small domains only)
     gem_T: str | None = None
-    gem_axes: tuple[str, ...] = ()
+    gradient_axes: tuple[str, ...] = ()
     public_axes: tuple[str, ...] = ()
 
 
@@ -182,12 +183,13 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
     (``grids.pep``) PEP, which ignore the public data, once on ``public0``; each over its T grid
     (tuned like PMW^Pub's T). ``extra`` overrides go to every block (e.g. a matched-signal ε
     or n)."""
-    gem = (f"T={grids.gem_T or grids.T}", *grids.gem_axes)
+    gem = (f"T={grids.gem_T or grids.T}", *grids.gradient_axes)
     blocks = [Block(preset, (*extra, "algo=gem_pub", *gem, *grids.public_axes), row),
               Block(preset, (*extra, "algo=pep_pub", f"T={grids.T}", *grids.public_axes), row),
               Block(preset, (*extra, "algo=gem", *gem, public0), row)]
     if grids.rap_T:
         blocks.append(Block(preset, (*extra, "algo=rap", f"T={grids.rap_T}",
+                                     *grids.gradient_axes,
                                      f"algo.marginals_per_round={RAP_PER_ROUND}", public0), row))
     if grids.pep:
         blocks.append(Block(preset, (*extra, "algo=pep", f"T={grids.T}", public0), row))
@@ -198,14 +200,16 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
 #: are cut so that their lines add ≈ 25 minutes to an artefact on 2 cores: at the authors'
 #: defaults a run is ≈ 1 min of rounds at T = 25 on NIST and ≈ 2 min on ADULT (plus 1–2 min of
 #: public pre-training per source and worker), so they run at one T (25, as the matched rows)
-#: and at three (NIST) or two (ADULT) of the six ε. At paper scale a run is ≈ 2 s per round
-#: (T = 100) plus ≈ 220 s of pre-training per source: every successor line runs at T = 100 and
-#: ε = 0.1 and 1 (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the support
-#: question lives (shift λ = 0.3, 0.6).
-SOTA_GRIDS = SuccessorGrids("10,25,50,84", "5,12,25,42", pep=True, gem_T="25",
-                            gem_axes=("eps=0.1,0.25,1.0",))
-SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "5,12,25,50", gem_T="25",
-                                  gem_axes=("eps=0.1,1.0",))
+#: and at three (NIST) or two (ADULT) of the six ε. RAP^softmax at its authors' defaults (up to
+#: 1,000 Adam steps per round) took 540–710 s of wall time per run on NIST reduced at T = 25
+#: (load 6–7, 4 runs), so it runs as they do, at T = 25 only. At paper scale a run is ≈ 2 s per
+#: round (T = 100) plus ≈ 220 s of pre-training per source: every successor line runs at
+#: T = 100 and ε = 0.1 and 1 (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the
+#: support question lives (shift λ = 0.3, 0.6).
+SOTA_GRIDS = SuccessorGrids("10,25,50,84", "25", pep=True, gem_T="25",
+                            gradient_axes=("eps=0.1,0.25,1.0",))
+SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "25", gem_T="25",
+                                  gradient_axes=("eps=0.1,1.0",))
 PAPER_SCALE_GRIDS = SuccessorGrids("100", None, public_axes=("public.shift=0.3,0.6",))
 PAPER_SCALE_SUCCESSOR_EPS = ("eps=0.1,1.0",)
 
@@ -280,8 +284,8 @@ class MatchedRow:
     release (the 2018 file treated as private, other 2019 files as public) of PMW^Pub's T.
     ``validation_publics`` are the sources with a validation counterpart: their test runs are
     made only at the validated T; ``public0`` (the 2018 file, which is the validation release
-    itself) has none and is run over the whole T grid, selected by its best average. ``mwem``,
-    ``pgm`` and ``rap`` say whether the row carries MWEM, the Private-PGM lines and RAP^softmax."""
+    itself) has none and is run over the whole T grid, selected by its best average. ``mwem``
+    and ``pgm`` say whether the row carries MWEM and the Private-PGM lines."""
 
     row: str
     fixed: tuple[str, ...]
@@ -291,7 +295,6 @@ class MatchedRow:
     validation_publics: str
     mwem: bool = False
     pgm: bool = True
-    rap: bool = True
 
     @property
     def tuned_publics(self) -> str:
@@ -313,20 +316,18 @@ MATCHED_LINE_BUILDERS: list[Callable[[str, MatchedRow], list[Block]]] = []
 #: T of the successor lines in the matched rows: one value (every row has W >= 84 marginals).
 #: GEM and GEM^Pub at the authors' defaults take ≈ 1 min of rounds at T = 25 on NIST reduced
 #: (plus ≈ 1 min of public pre-training per source and worker), so a T grid would multiply
-#: the matched sweeps' hours; RAP^softmax measures 2 marginals per round, 50 of them at T = 25.
-#: On the full NIST domain RAP^softmax runs ≈ 700 of its up to 1,000 steps per round (≈ 530
-#: CPU-s per run on national-2019), so the full-domain rows (``rap=False``) have no RAP^softmax
-#: line.
-MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", "25")
-MATCHED_GRIDS_WITHOUT_RAP = SuccessorGrids("25", None)
+#: the matched sweeps' hours. The matched rows have no RAP^softmax line: on the full NIST domain
+#: it runs ≈ 700 of its up to 1,000 steps per round (≈ 530 CPU-s per run on national-2019), on
+#: NIST reduced a run took 540–710 s of wall time (T = 25, load 6–7), and every ε of a row
+#: would cost it 30 such runs (it is a line of ``sota`` and ``sota_adult``).
+MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", None)
 
 
 def _matched_successors(preset: str, spec: MatchedRow) -> list[Block]:
-    """GEM^Pub and PEP^Pub on every public source, GEM and (``spec.rap``) RAP^softmax once on
-    ``spec.public0`` (:func:`successor_blocks`), at the matched budgets."""
-    grids = MATCHED_SUCCESSOR_GRIDS if spec.rap else MATCHED_GRIDS_WITHOUT_RAP
-    blocks = successor_blocks(preset, spec.row, f"public={spec.public0}", grids,
-                              (*spec.fixed, *matched()))
+    """GEM^Pub and PEP^Pub on every public source and GEM once on ``spec.public0``
+    (:func:`successor_blocks`), at the matched budgets."""
+    blocks = successor_blocks(preset, spec.row, f"public={spec.public0}",
+                              MATCHED_SUCCESSOR_GRIDS, (*spec.fixed, *matched()))
     return [b if "public=" in " ".join(b.overrides) else
             Block(b.preset, (f"public={spec.publics}", *b.overrides), b.row, b.role)
             for b in blocks]
@@ -383,16 +384,15 @@ MATCHED_ROWS = {
     "reduced3": MatchedRow("reduced 3-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
                            ("dataset.year=2018",), _VAL_MA, mwem=True),
     "full_ma": MatchedRow("full, private MA-2019", _NIST_FULL, _FIG1_PUBLICS, "{year:2018}",
-                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False, rap=False),
+                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False),
     "full_tx": MatchedRow("full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
                           "{year:2018},{region:national},{region:ma}", "{year:2018}",
-                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False,
-                          rap=False),
+                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False),
     "full_national": MatchedRow("full, private NATIONAL-2019",
                                 (*_NIST_FULL, "dataset.region=national"),
                                 "{year:2018},{region:ma},{region:tx}", "{year:2018}",
                                 (*_NIST_FULL, "dataset.region=national", "dataset.year=2018"),
-                                _VAL_NATIONAL, pgm=False, rap=False),
+                                _VAL_NATIONAL, pgm=False),
 }
 _MATCHED_TITLE = " at the paper's signal (ε = eps_equiv·10^5/n)"
 
