@@ -27,16 +27,20 @@ SOURCES = ("fig1_nist_matched", "sota_matched", "nist_shift_matched", "fig1_pape
 COLUMNS = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"), ("JAM-PGM", "AIM"),
            ("PMW^Pub", "best mixture"))
 #: the successors' columns (a table of the rows where GEM^Pub or PEP^Pub ran): GEM^Pub against
-#: PMW^Pub, against GEM (what the public pre-training buys), against the PGM family without and
-#: with public data; PEP^Pub against PMW^Pub
-SUCCESSOR_COLUMNS = (("GEM^Pub", "PMW^Pub"), ("GEM^Pub", "GEM"), ("GEM^Pub", "AIM"),
-                     ("GEM^Pub", "JAM-PGM"), ("PEP^Pub", "PMW^Pub"))
+#: PMW^Pub, against the support's best mixture error (the floor that binds PMW^Pub), against GEM
+#: (what the public pre-training buys), against the PGM family without and with public data;
+#: PEP^Pub against PMW^Pub
+SUCCESSOR_COLUMNS = (("GEM^Pub", "PMW^Pub"), ("GEM^Pub", "best mixture"), ("GEM^Pub", "GEM"),
+                     ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"), ("PEP^Pub", "PMW^Pub"))
+#: the lines compared with the best mixture error, also where it is a certified interval
+AGAINST_MIXTURE = {subject for subject, other in COLUMNS + SUCCESSOR_COLUMNS
+                   if other == "best mixture"}
 
 
 def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
     """Every answer comparison of the artefacts whose runs.csv exists, with its artefact; where
-    the best mixture error is a certified interval rather than a value, PMW^Pub's distance to
-    it as rows with ``versus`` "best mixture", no test (``p`` NaN) and ``bracket`` text."""
+    the best mixture error is a certified interval rather than a value, the distance of PMW^Pub
+    and GEM^Pub (:data:`AGAINST_MIXTURE`) to it as rows with ``versus`` "best mixture", no test (``p`` NaN) and ``bracket`` text."""
     parts = []
     for name in names:
         artefact = ARTEFACTS[name]
@@ -57,12 +61,13 @@ def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
 
 
 def brackets(fig) -> pd.DataFrame:
-    """PMW^Pub's mean minus the ends of a certified best-mixture interval, per (line, ε)."""
+    """The mean of each :data:`AGAINST_MIXTURE` line minus the ends of a certified best-mixture
+    interval, per (line, ε)."""
     ref = fig.mixture_ref
     if ref.empty:
         return pd.DataFrame()
     open_ = ref[~ref["exact"].astype(bool) & ref["lower"].notna()]
-    mine = fig.chosen[fig.chosen["line"].map(line_name) == "PMW^Pub"]
+    mine = fig.chosen[fig.chosen["line"].map(line_name).isin(AGAINST_MIXTURE)]
     rows = mine.merge(open_[["row", "source", "lower", "upper"]], on=["row", "source"])
     return pd.DataFrame({
         "line": rows["line"], "eps": rows["eps"], "versus": "best mixture",
