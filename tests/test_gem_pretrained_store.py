@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from experiments.release.cli import compose_config
-from experiments.release.query_release import run_repetition
+from experiments.release import query_release
 from pubpriv_core.algorithms import gem, run_algorithm
 from pubpriv_core.algorithms.pretrained_store import PretrainedStore
 from pubpriv_core.algorithms.shared_cache import shared_folder, shared_under
@@ -97,17 +97,15 @@ def test_the_release_is_the_same_from_a_stored_fit(problem, tmp_path, counted): 
     assert len(counted) == 3 - 1        # fresh, then stored once and read once
 
 
-def test_the_runner_keeps_the_fit_under_the_results_dir_for_the_next_process(tmp_path,
-                                                                             counted):
-    out = tmp_path / "out"
-    records = []
-    for eps in ("0.5", "1.0"):                   # two configurations, one public sample
-        gem._PRETRAINED.clear()                  # each in its own process
-        cfg = compose_config(["algo=gem_pub", "dataset.preset=tiny", "T=2", "workload.size=4",
-                              "algo.K=32", "algo.embedding=8", "algo.hidden=8",
-                              "algo.max_iters=3", "algo.pretrain_steps=4", f"eps={eps}",
-                              "runs=1", f"results_dir={out}"])
-        records.append(run_repetition(cfg, 0))
-    assert len(counted) == 1 and len(list((out / "cache" / "gem_pretrain").glob("*.npz"))) == 1
-    assert records[0]["trace"]["pretrain_s"] == records[1]["trace"]["pretrain_s"]
-    assert not list(out.rglob(".tmp-*"))
+def test_the_runner_shares_under_the_results_dir_while_it_computes(tmp_path, monkeypatch):
+    seen, real = [], query_release.run_algorithm
+
+    def spy(*args, **kwargs):
+        seen.append(shared_folder("gem_pretrain"))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(query_release, "run_algorithm", spy)
+    cfg = compose_config(["dataset.preset=tiny", "T=2", "workload.size=4", "runs=1",
+                          f"results_dir={tmp_path}"])
+    assert query_release.run_repetition(cfg, 0) is not None
+    assert seen == [tmp_path / "cache" / "gem_pretrain"]
+    assert shared_folder("gem_pretrain") is None            # only while it computes
