@@ -58,6 +58,23 @@ def test_an_uncertified_best_mixture_is_a_bracket_outside_the_family(tmp_path):
     assert "Family: 6 paired t-tests" in text          # PMW^Pub − public only at 6 ε only
 
 
+def test_gem_pub_against_an_uncertified_best_mixture_is_a_bracket_too(tmp_path):
+    folder = tmp_path / "results" / "fig1_paper_scale"
+    folder.mkdir(parents=True)
+    trace = {"trace_lp_value": np.nan, "trace_mw_value": 0.01, "trace_mixture_lower": 0.002,
+             "trace_mixture_upper": 0.01}
+    frame = table(["public model, shift 0"], mixture=trace)
+    pmw = frame[(frame["algo"] == "pmwpub") & (frame["T"] == 50)]
+    gem_pub = pmw.assign(algo="gem_pub", line=pmw["line"].str.replace("PMW^Pub", "GEM^Pub"),
+                         T=25, max_error=0.001, config_hash="gem_pub")
+    pd.concat([frame, gem_pub], ignore_index=True).to_csv(folder / "runs.csv", index=False)
+    text = answer_table(comparisons(root=tmp_path))
+    row = [line for line in text.splitlines() if "shift 0" in line][-1]   # successor table
+    gem_vs_mixture = row.split(" | ")[3]
+    assert gem_vs_mixture.startswith("in 0.1: [-0.009, -0.001]")
+    assert gem_vs_mixture.endswith("(certified interval; no test)")
+
+
 def test_successor_table_holds_the_rows_where_gem_pub_ran_same_family(tmp_path):
     folder = tmp_path / "results" / "sota_matched"
     folder.mkdir(parents=True)
