@@ -4,6 +4,7 @@ another structure, and kept by the runner under ``<results_dir>/cache``."""
 from __future__ import annotations
 
 import json
+import os
 
 import jax
 import numpy as np
@@ -50,6 +51,9 @@ def test_a_second_process_reads_the_fit_bit_for_bit(problem, shared, counted):  
     assert second[2] == first[2]
     [stored] = shared.glob("*.npz")
     assert not list(shared.glob(".tmp-*")) and stored.stem == gem._fingerprint(problem, OPTS)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stored.stat().st_mode & 0o777 == 0o666 & ~mask     # an ordinary new file
 
 
 def test_without_a_shared_folder_nothing_is_written(problem, tmp_path, monkeypatch,  # noqa: F811

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import uuid
 import zipfile
 from pathlib import Path
 from typing import Any, Callable
@@ -51,13 +51,14 @@ def write(path: Path, fitted: Fitted) -> None:
     params, z, info = fitted
     leaves = {f"leaf{i}": np.asarray(leaf) for i, leaf in
               enumerate(jax.tree_util.tree_leaves(params))}
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
+    temporary = path.parent / f".tmp-{uuid.uuid4().hex}.npz"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
     try:
         with os.fdopen(handle, "wb") as out:
             np.savez(out, z=np.asarray(z), info=np.array(json.dumps(info)), **leaves)
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
