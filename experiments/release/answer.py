@@ -40,7 +40,8 @@ AGAINST_MIXTURE = {subject for subject, other in COLUMNS + SUCCESSOR_COLUMNS
 def comparisons(names=SOURCES, root: Path = REPO) -> pd.DataFrame:
     """Every answer comparison of the artefacts whose runs.csv exists, with its artefact; where
     the best mixture error is a certified interval rather than a value, the distance of PMW^Pub
-    and GEM^Pub (:data:`AGAINST_MIXTURE`) to it as rows with ``versus`` "best mixture", no test (``p`` NaN) and ``bracket`` text."""
+    and GEM^Pub (:data:`AGAINST_MIXTURE`) to it as rows with ``versus`` "best mixture", no test
+    (``p`` NaN) and ``bracket`` text."""
     parts = []
     for name in names:
         artefact = ARTEFACTS[name]

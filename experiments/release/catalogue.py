@@ -199,7 +199,7 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
 #: NIST reduced (W = 84), ADULT (W = 256) and the full-ACS shape (W = 4,096). GEM and GEM^Pub
 #: are cut so that their lines add ≈ 25 minutes to an artefact on 2 cores: at the authors'
 #: defaults a run is ≈ 1 min of rounds at T = 25 on NIST and ≈ 2 min on ADULT (plus 1–2 min of
-#: public pre-training per source and worker), so they run at one T (25, as the matched rows)
+#: public pre-training per source, once per sweep), so they run at one T (25, as the matched rows)
 #: and at three (NIST) or two (ADULT) of the six ε. RAP^softmax at its authors' defaults (up to
 #: 1,000 Adam steps per round) took 540–710 s of wall time per run on NIST reduced at T = 25
 #: (load 6–7, 4 runs), so it runs as they do, at T = 25 only. At paper scale a run is ≈ 2 s per
@@ -315,7 +315,7 @@ MATCHED_LINE_BUILDERS: list[Callable[[str, MatchedRow], list[Block]]] = []
 
 #: T of the successor lines in the matched rows: one value (every row has W >= 84 marginals).
 #: GEM and GEM^Pub at the authors' defaults take ≈ 1 min of rounds at T = 25 on NIST reduced
-#: (plus ≈ 1 min of public pre-training per source and worker), so a T grid would multiply
+#: (plus ≈ 1 min of public pre-training per source, once per sweep), so a T grid would multiply
 #: the matched sweeps' hours. The matched rows have no RAP^softmax line: on the full NIST domain
 #: it runs ≈ 700 of its up to 1,000 steps per round (≈ 530 CPU-s per run on national-2019), on
 #: NIST reduced a run took 540–710 s of wall time (T = 25, load 6–7), and every ε of a row
