@@ -18,7 +18,10 @@ last A (the paper's output, and what its reference code's scripts report).
 Speed: every row's cell under every measured marginal is kept ((measured, rows) int32), the
 rows of each cell sorted per marginal, and the measured cells' answers y = Σ u·q kept up to date:
 a step rescales the rows of one cell and adds their change to y through those tables
-(|rows of the cell| × measured additions), all steps of a round in one compiled call.
+(|rows of the cell| × measured additions), all steps of a round in one compiled call. The
+search for the largest gap keeps each 64-cell block's largest gap between steps and rescans a
+block only when a step changed it or its bound could beat the best (the same cell as a full
+scan; on ADULT's 3-way workload the projection takes ≈ 5× less time per round).
 """
 from __future__ import annotations
 
@@ -85,29 +88,85 @@ def _largest_gap(y, scale, measured):
     return worst
 
 
+#: cells per block of :func:`_bounded_largest_gap`: 2**GAP_SHIFT (cell i is in block i >> 6)
+GAP_SHIFT = 6
+#: relative slack on a block's bound (covers the rounding of the bound and of the gaps)
+BOUND_SLACK = 1.0 + 1e-12
+
+
+@nb.njit(cache=True, nogil=True)
+def _bounded_largest_gap(y, scale, measured, top_gap, top_at, at_scale, top_y, stale):
+    """:func:`_largest_gap` (the same index) from per-block state kept across the steps of a
+    projection: block b's largest gap ``top_gap[b]`` at cell ``top_at[b]``, computed at scale
+    ``at_scale[b]``, and its largest y ``top_y[b]``. A block is rescanned when a step changed
+    one of its y (``stale[b]``) or when its bound
+
+        top_gap[b] + |scale − at_scale[b]|·top_y[b] ≥ |scale·y_i − measured_i| for all its i
+
+    (the gap moves by at most |Δscale|·y_i) could beat the best gap found so far; otherwise no
+    cell of it can be a strictly larger gap, and the first maximum lies elsewhere."""
+    n = y.shape[0]
+    worst, gap = 0, -1.0
+    for b in range(stale.shape[0]):
+        if not stale[b]:
+            bound = top_gap[b] + abs(scale - at_scale[b]) * top_y[b]
+            if bound * BOUND_SLACK <= gap:
+                continue
+        if stale[b] or at_scale[b] != scale:
+            lo = b << GAP_SHIFT
+            hi = min(lo + (1 << GAP_SHIFT), n)
+            i = lo + _largest_gap(y[lo:hi], scale, measured[lo:hi])
+            top_gap[b], top_at[b], at_scale[b] = abs(scale * y[i] - measured[i]), i, scale
+            top_y[b] = y[lo:hi].max()
+            stale[b] = False
+        if top_gap[b] > gap:
+            worst, gap = top_at[b], top_gap[b]
+    return worst
+
+
+@nb.njit(cache=True, nogil=True)
+def _rescale(u, y, cells, rows, offsets, factor, total, stale, mark):
+    """u[x] ← factor·u[x] for the given rows, their change added to the measured cells' y and
+    to ``total`` (row by row; returns the new total); with ``mark`` the blocks of the changed y
+    are marked ``stale``."""
+    for x in rows:
+        change = u[x] * (factor - 1.0)
+        total += change
+        u[x] += change
+        for j in range(offsets.shape[0] - 1):
+            cell = offsets[j] + cells[j, x]
+            y[cell] += change
+            if mark:
+                stale[cell >> GAP_SHIFT] = True
+    return total
+
+
 @nb.njit(cache=True, nogil=True)
 def project(u, y, measured, cells, order, starts, offsets, steps, clip):
     """``steps`` entropy-projection steps on the normalised weights ``u`` (one per row) and the
     measured cells' answers ``y`` (flat: measured marginal j's cells at offsets[j]:offsets[j+1]),
     in place. ``cells[j, x]`` is row x's cell under measured marginal j; the rows of flat cell i
     are ``order[starts[i]:starts[i + 1]]``. Each step projects onto the first cell of largest
-    gap. Within the call u and y are kept unnormalised with their total Z (one division at the
-    end)."""
+    gap (:func:`_bounded_largest_gap`: a step rescans only the blocks of cells it changed and
+    those whose bound could beat the best). Within the call u and y are kept unnormalised with
+    their total Z (one division at the end)."""
     count = offsets.shape[0] - 1
+    blocks = (y.shape[0] + (1 << GAP_SHIFT) - 1) >> GAP_SHIFT
+    top_gap, top_y, at_scale = np.empty(blocks), np.empty(blocks), np.empty(blocks)
+    top_at = np.empty(blocks, dtype=np.int64)
+    stale = np.ones(blocks, dtype=np.bool_)
     total = 1.0
     for _ in range(steps):
         scale = 1.0 / total
-        worst = _largest_gap(y, scale, measured)
+        worst = _bounded_largest_gap(y, scale, measured, top_gap, top_at, at_scale, top_y, stale)
         a = min(max(measured[worst], clip), 1.0 - clip)
         b = min(max(scale * y[worst], clip), 1.0 - clip)
         factor = a * (1.0 - b) / ((1.0 - a) * b)       # exp(λ)
-        for p in range(starts[worst], starts[worst + 1]):
-            x = order[p]
-            change = u[x] * (factor - 1.0)
-            total += change
-            u[x] += change
-            for j in range(count):
-                y[offsets[j] + cells[j, x]] += change
+        rows = order[starts[worst]:starts[worst + 1]]
+        by_cell = rows.shape[0] * count < y.shape[0]
+        if not by_cell:         # most blocks change: mark them all rather than cell by cell
+            stale[:] = True
+        total = _rescale(u, y, cells, rows, offsets, factor, total, stale, by_cell)
     u /= total
     y /= total
 
