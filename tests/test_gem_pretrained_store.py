@@ -79,12 +79,22 @@ def test_a_damaged_or_foreign_file_is_fitted_again_and_replaced(damage, problem,
     if damage == "truncated":
         path.write_bytes(path.read_bytes()[:100])
     else:
-        np.savez(path, leaf0=np.zeros(3), z=np.zeros(1), info=np.array(json.dumps({})))
+        np.savez(path, leaf0=np.zeros(3), info=np.array(json.dumps({})))
     gem._PRETRAINED.clear()
     again = gem.pretrain(problem, OPTS)
     assert len(counted) == 2
     assert all(np.array_equal(a, b) for a, b in zip(_leaves(fitted[:2]), _leaves(again[:2])))
     assert PretrainedStore(path.parent).get(path.stem, fitted[0], lambda: pytest.fail("refit"))
+
+
+def test_the_file_holds_the_fit_not_the_recomputed_noise(problem, shared, counted):  # noqa: F811
+    """z is drawn again from the pre-training seed in every process; only the fitted leaves and
+    the fit's information are stored."""
+    params, _, _ = gem.pretrain(problem, OPTS)
+    [path] = shared.glob("*.npz")
+    with np.load(path) as stored:
+        assert sorted(stored.files) == sorted(["info", *(f"leaf{i}" for i in
+                                                         range(len(_leaves(params))))])
 
 
 def test_the_release_is_the_same_from_a_stored_fit(problem, tmp_path, counted):  # noqa: F811

@@ -262,8 +262,8 @@ def pretrain(problem: ReleaseProblem, opts: GEMOptions) -> tuple:
     rng = np.random.default_rng(opts.pretrain_seed)
     params, z = _initial(problem, opts, generators.jax_key(rng))
     store = PretrainedStore(shared_folder("gem_pretrain"))
-    out = store.get(key, params, lambda: _fit_public(problem, opts, params, z, rng))
-    _PRETRAINED[key] = out
+    fitted, info = store.get(key, params, lambda: _fit_public(problem, opts, params, z, rng))
+    out = _PRETRAINED[key] = fitted, z, info
     while len(_PRETRAINED) > _PRETRAINED_KEEP:
         _PRETRAINED.popitem(last=False)
     return out
@@ -271,7 +271,7 @@ def pretrain(problem: ReleaseProblem, opts: GEMOptions) -> tuple:
 
 def _fit_public(problem: ReleaseProblem, opts: GEMOptions, params, z,
                 rng: np.random.Generator) -> tuple:
-    """The pre-training of the module docstring from the initial ``params``."""
+    """(params, info): the pre-training of the module docstring from the initial ``params``."""
     start = time.perf_counter()
     answerer = problem.public_answerer
     targets = answerer.expand(answerer.answer(problem.public_weights))
@@ -288,7 +288,7 @@ def _fit_public(problem: ReleaseProblem, opts: GEMOptions, params, z,
             break
         lr = cosine(step, opts.pretrain_steps, opts.pretrain_lr, opts.pretrain_eta_min)
         params, state, _, _ = fitter.step(params, state, z, loss, 0.0, lr)
-    return best, z, {"pretrain_public_max_error": best_error,
+    return best, {"pretrain_public_max_error": best_error,
                      "pretrain_s": time.perf_counter() - start}
 
 
