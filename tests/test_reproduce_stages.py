@@ -100,3 +100,20 @@ def test_gradient_lines_run_on_the_cut_axes_and_pep_lines_on_every_eps():
         for algo in ("algo=gem_pub", "algo=gem", "algo=rap"):
             assert eps in by_algo[algo].overrides and "T=25" in by_algo[algo].overrides
         assert not any(o.startswith("eps=") for o in by_algo["algo=pep_pub"].overrides)
+
+def test_fig1_matched_runs_the_generator_lines_at_the_ends_of_the_eps_grid_only():
+    """fig1_nist_matched: GEM^Pub and GEM at eps_equiv 0.1 and 1 (the cut grid), PEP^Pub at all
+    six; the other matched artefacts keep every ε for all three."""
+    from experiments.release.catalogue import ARTEFACTS, EPS_EQUIV
+    from experiments.release.sweep import expand
+
+    def eps_of(artefact, algo):
+        return {job[-1] for b in ARTEFACTS[artefact].blocks if f"algo={algo}" in b.overrides
+                for job in [[o for o in j if o.startswith("eps_equiv=")]
+                            for j in expand(b.preset, b.overrides)] if job}
+
+    every = {f"eps_equiv={e}" for e in EPS_EQUIV.split(",")}
+    for algo in ("gem_pub", "gem"):
+        assert eps_of("fig1_nist_matched", algo) == {"eps_equiv=0.1", "eps_equiv=1.0"}
+        assert eps_of("sota_matched", algo) == every
+    assert eps_of("fig1_nist_matched", "pep_pub") == every

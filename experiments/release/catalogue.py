@@ -278,6 +278,20 @@ def _pgm_lines(preset: str, row: str, fixed: tuple[str, ...], publics: str,
             Block(preset, (*fixed, f"public={publics}", "algo=jam_pgm", "T=1", *matched()), row)]
 
 
+#: T of the successor lines in the matched rows: one value (every row has W >= 84 marginals).
+#: GEM and GEM^Pub at the authors' defaults take ≈ 1 min of rounds at T = 25 on NIST reduced
+#: (plus ≈ 1 min of public pre-training per source, once per sweep), so a T grid would multiply
+#: the matched sweeps' hours. The matched rows have no RAP^softmax line: on the full NIST domain
+#: it runs ≈ 700 of its up to 1,000 steps per round (≈ 530 CPU-s per run on national-2019), on
+#: NIST reduced a run took 540–710 s of wall time (T = 25, load 6–7), and every ε of a row
+#: would cost it 30 such runs (it is a line of ``sota`` and ``sota_adult``).
+MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", None)
+#: fig1_nist_matched's three rows run GEM^Pub (three sources) and GEM at the two ends of the
+#: paper-equivalent ε grid only (eps_equiv 0.1 and 1, as at paper scale): at every ε they would be
+#: 270 GEM^Pub and 90 GEM runs of ≈ 0.5–2 min each; cut, 90 and 30. PEP^Pub keeps every ε.
+FIG1_MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", None, gradient_axes=("eps_equiv=0.1,1.0",))
+
+
 @dataclass(frozen=True)
 class MatchedRow:
     """A figure row at matched signal: its overrides, public sources, and the validation
@@ -285,7 +299,8 @@ class MatchedRow:
     ``validation_publics`` are the sources with a validation counterpart: their test runs are
     made only at the validated T; ``public0`` (the 2018 file, which is the validation release
     itself) has none and is run over the whole T grid, selected by its best average. ``mwem``
-    and ``pgm`` say whether the row carries MWEM and the Private-PGM lines."""
+    and ``pgm`` say whether the row carries MWEM and the Private-PGM lines, ``successors`` the
+    grids of its GEM^Pub, PEP^Pub and GEM lines."""
 
     row: str
     fixed: tuple[str, ...]
@@ -295,6 +310,7 @@ class MatchedRow:
     validation_publics: str
     mwem: bool = False
     pgm: bool = True
+    successors: SuccessorGrids = MATCHED_SUCCESSOR_GRIDS
 
     @property
     def tuned_publics(self) -> str:
@@ -313,21 +329,11 @@ def split_sources(publics: str) -> list[str]:
 MATCHED_LINE_BUILDERS: list[Callable[[str, MatchedRow], list[Block]]] = []
 
 
-#: T of the successor lines in the matched rows: one value (every row has W >= 84 marginals).
-#: GEM and GEM^Pub at the authors' defaults take ≈ 1 min of rounds at T = 25 on NIST reduced
-#: (plus ≈ 1 min of public pre-training per source, once per sweep), so a T grid would multiply
-#: the matched sweeps' hours. The matched rows have no RAP^softmax line: on the full NIST domain
-#: it runs ≈ 700 of its up to 1,000 steps per round (≈ 530 CPU-s per run on national-2019), on
-#: NIST reduced a run took 540–710 s of wall time (T = 25, load 6–7), and every ε of a row
-#: would cost it 30 such runs (it is a line of ``sota`` and ``sota_adult``).
-MATCHED_SUCCESSOR_GRIDS = SuccessorGrids("25", None)
-
-
 def _matched_successors(preset: str, spec: MatchedRow) -> list[Block]:
     """GEM^Pub and PEP^Pub on every public source and GEM once on ``spec.public0``
     (:func:`successor_blocks`), at the matched budgets."""
-    blocks = successor_blocks(preset, spec.row, f"public={spec.public0}",
-                              MATCHED_SUCCESSOR_GRIDS, (*spec.fixed, *matched()))
+    blocks = successor_blocks(preset, spec.row, f"public={spec.public0}", spec.successors,
+                              (*spec.fixed, *matched()))
     return [b if "public=" in " ".join(b.overrides) else
             Block(b.preset, (f"public={spec.publics}", *b.overrides), b.row, b.role)
             for b in blocks]
@@ -380,14 +386,17 @@ _VAL_NATIONAL = "{region:ma,year:2019},{region:tx,year:2019}"
 _FIG1_PUBLICS = "{year:2018},{region:national},{region:tx}"
 MATCHED_ROWS = {
     "reduced5": MatchedRow("reduced 5-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
-                           ("dataset.year=2018",), _VAL_MA, mwem=True, pgm=False),
+                           ("dataset.year=2018",), _VAL_MA, mwem=True, pgm=False,
+                           successors=FIG1_MATCHED_SUCCESSOR_GRIDS),
     "reduced3": MatchedRow("reduced 3-way, private MA-2019", (), _FIG1_PUBLICS, "{year:2018}",
                            ("dataset.year=2018",), _VAL_MA, mwem=True),
     "full_ma": MatchedRow("full, private MA-2019", _NIST_FULL, _FIG1_PUBLICS, "{year:2018}",
-                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False),
+                          (*_NIST_FULL, "dataset.year=2018"), _VAL_MA, pgm=False,
+                          successors=FIG1_MATCHED_SUCCESSOR_GRIDS),
     "full_tx": MatchedRow("full, private TX-2019", (*_NIST_FULL, *_NIST_TX),
                           "{year:2018},{region:national},{region:ma}", "{year:2018}",
-                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False),
+                          (*_NIST_FULL, *_NIST_TX, "dataset.year=2018"), _VAL_TX, pgm=False,
+                          successors=FIG1_MATCHED_SUCCESSOR_GRIDS),
     "full_national": MatchedRow("full, private NATIONAL-2019",
                                 (*_NIST_FULL, "dataset.region=national"),
                                 "{year:2018},{region:ma},{region:tx}", "{year:2018}",
