@@ -27,6 +27,8 @@
              --jobs N --set key=value (replace an axis in every block) --data-root DIR
              --algos a,b (run and draw only these algorithms' lines; the summary names the
              others, and a later run without it adds them to the same records)
+             --with-committed (with --algos: draw the other lines from the committed
+             results/<artefact>/runs.csv, so a line is added without re-running the rest)
              --results-dir DIR (records) --no-run (collect + plot; with no records, redraw
              the committed results/<artefact>/runs.csv) --into runs|results (outputs under
              runs/artefacts/, the default, or into the committed results/) --out DIR
@@ -68,16 +70,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--algos", type=algo_list, default=(), metavar="NAME[,NAME...]",
                         help="run and draw only these algorithms' blocks (the summary names the "
                              "lines left out; re-run without it to add them)")
+    parser.add_argument("--with-committed", action="store_true",
+                        help="with --algos: draw the other algorithms' lines from the committed "
+                             "results/<artefact>/runs.csv beside the new ones")
     parser.add_argument("--no-run", action="store_true",
                         help="only collect, select and plot (no records: the committed runs.csv)")
     args = parser.parse_args(argv)
     if args.artefact in OTHERS:
-        if args.algos:
-            parser.error(f"--algos applies to one query-release artefact, not {args.artefact}")
+        if args.algos or args.with_committed:
+            parser.error("--algos and --with-committed apply to one query-release artefact, "
+                         f"not {args.artefact}")
         return dispatch(args)
     return reproduce(args.artefact, quick=args.quick, tuning=args.tuning, jobs=args.jobs,
                      settings=args.set, data_root=args.data_root, results_dir=args.results_dir,
                      out=args.out, no_run=args.no_run, into=args.into, algos=args.algos,
+                     with_committed=args.with_committed,
                      command=list(sys.argv[1:] if argv is None else argv))
 
 

@@ -1,5 +1,6 @@
 """``reproduce.py --algos``: an artefact's lines of the named algorithms only, the others named
-in the summary; an unknown name or an empty selection is one error line."""
+in the summary (or, ``--with-committed``, drawn from the committed runs.csv); an unknown name or
+an empty selection is one error line."""
 import pandas as pd
 import pytest
 
@@ -54,5 +55,37 @@ def test_unknown_or_empty_algos_is_one_error_line(tmp_path, monkeypatch, capsys)
     with pytest.raises(SystemExit) as exit_:
         reproduce_main(["theory_liu2021", "--algos", "pmwpub"])
     assert exit_.value.code == 2
-    assert "--algos applies to one query-release artefact" in capsys.readouterr().err
+    assert "--algos and --with-committed apply to one query-release artefact" in \
+        capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_with_committed_draws_the_new_lines_beside_the_committed_others(tmp_path, monkeypatch):
+    """The named algorithms' runs come from the records (here: the committed PMW^Pub runs with
+    another error), every other line from the committed runs.csv, unchanged."""
+    committed, _ = reproduce.committed_table(ARTEFACTS["nist_shift"])
+    new = committed[committed["algo"] == "pmwpub"].assign(max_error=0.5)
+    drawn = {}
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(reproduce, "collect_or_committed", lambda *a: (new, None))
+    monkeypatch.setattr(reproduce, "write_outputs",
+                        lambda artefact, table, tuning, out, notes, *a: drawn.update(
+                            table=table, notes=notes) or [])
+    assert reproduce_main(["nist_shift", "--no-run", "--algos", "pmwpub",
+                           "--with-committed"]) == 0
+    table = drawn["table"]
+    assert len(table) == len(committed) and set(table["algo"]) == set(committed["algo"])
+    assert (table.loc[table["algo"] == "pmwpub", "max_error"] == 0.5).all()
+    others = committed[committed["algo"] != "pmwpub"]
+    assert table[table["algo"] != "pmwpub"]["max_error"].sort_values().tolist() == \
+        others["max_error"].sort_values().tolist()
+    assert any("runs of the committed `results/nist_shift/runs.csv` (`--with-committed`)" in line
+               for line in drawn["notes"])
+
+
+def test_with_committed_needs_algos(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert reproduce_main(["nist_shift", "--no-run", "--with-committed"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --with-committed adds lines to the committed runs: name them")
+    assert "\n" not in err and not (tmp_path / "runs" / "artefacts" / "nist_shift").exists()

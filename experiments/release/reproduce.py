@@ -233,12 +233,12 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
               settings: list[str] | None = None, data_root: str | None = None,
               results_dir: str | None = None, out: str | None = None, no_run: bool = False,
               into: str = "runs", command: list[str] | None = None,
-              algos: tuple[str, ...] = ()) -> int:
+              algos: tuple[str, ...] = (), with_committed: bool = False) -> int:
     """Sweep, collect, select and draw artefact ``name`` (or an alias); returns the exit status.
 
     ``settings`` are overrides applied to every block; ``command`` is the command line recorded
     in ``summary.md``; ``algos`` keeps only the blocks of these algorithms (the summary names
-    the lines left out). With ``no_run`` nothing is computed: the stored records are collected, or,
+    the lines left out; ``with_committed`` draws those from the committed runs.csv). With ``no_run`` nothing is computed: the stored records are collected, or,
     when there are none, the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
     ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. Bad input is one ``error:``
     line (status 2), a failed write one line (status 1), Ctrl-C the records kept (status 130)."""
@@ -253,6 +253,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     folders: list[str] = []
     try:
         writable_folder(folder, "--out")
+        committed = committed_lines(artefact, algos) if with_committed else None
         work = plan(artefact, settings, quick, algos)
         left_out = lines_left_out(artefact, work, algos)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
@@ -260,6 +261,10 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
             report = run_stages(work, no_run, jobs)
         table, source = collect_or_committed(work, artefact, no_run)
         table = table[table["algo"].isin(algos)] if algos else table
+        if committed is not None:
+            table = pd.concat([committed[0], table], ignore_index=True)
+            left_out += [f"- the lines of the other algorithms: {len(committed[0])} runs of the "
+                         f"committed `{committed[1].relative_to(REPO)}` (`--with-committed`)"]
         notes = run_notes(command or [], artefact, tuning, report, jobs,
                           time.perf_counter() - tick, source) + left_out
         if report is None or report.skipped:   # keep the provenance of the stored records
@@ -298,6 +303,22 @@ def lines_left_out(artefact: Artefact, work: Plan, algos: tuple[str, ...]) -> li
     rest = [a for a in every if a not in algos]
     return [f"- lines: only the algorithms {', '.join(sorted(algos))} (`--algos`); "
             f"not run here: {', '.join(rest) or 'none'}"]
+
+
+def committed_lines(artefact: Artefact,
+                    algos: tuple[str, ...]) -> tuple[pd.DataFrame, Path]:
+    """(runs, path): the committed runs.csv's runs of the algorithms other than ``algos``, to be
+    drawn beside the new records of ``algos`` (a line added to an artefact without re-running
+    the others; the pairs of runs are matched by their repetition, as within one sweep)."""
+    if not algos:
+        raise UserError("--with-committed adds lines to the committed runs: name them with "
+                        "--algos, e.g. --algos gem,gem_pub --with-committed")
+    found = committed_table(artefact)
+    if found is None:
+        raise UserError(f"--with-committed: no committed {artefact.out}/runs.csv; run "
+                        f"`python scripts/reproduce.py {artefact.name}` without it")
+    table, path = found
+    return table[~table["algo"].isin(algos)], path
 
 
 def collect_or_committed(work: Plan, artefact: Artefact,
