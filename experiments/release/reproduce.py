@@ -238,8 +238,9 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
 
     ``settings`` are overrides applied to every block; ``command`` is the command line recorded
     in ``summary.md``; ``algos`` keeps only the blocks of these algorithms (the summary names
-    the lines left out; ``with_committed`` draws those from the committed runs.csv). With ``no_run`` nothing is computed: the stored records are collected, or,
-    when there are none, the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
+    the lines left out; ``with_committed`` draws those from the committed runs.csv). With
+    ``no_run`` nothing is computed: the stored records are collected, or, when there are none,
+    the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
     ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. Bad input is one ``error:``
     line (status 2), a failed write one line (status 1), Ctrl-C the records kept (status 130)."""
     tick = time.perf_counter()
