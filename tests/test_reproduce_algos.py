@@ -89,3 +89,11 @@ def test_with_committed_needs_algos(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --with-committed adds lines to the committed runs: name them")
     assert "\n" not in err and not (tmp_path / "runs" / "artefacts" / "nist_shift").exists()
+
+
+def test_with_committed_refuses_the_quick_grid(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert reproduce_main(["nist_shift", "--quick", "--algos", "pmwpub", "--with-committed"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: --with-committed draws beside the "
+                                               "committed full grid; drop --quick")
+    assert not (tmp_path / "runs").exists()

@@ -254,7 +254,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     folders: list[str] = []
     try:
         writable_folder(folder, "--out")
-        committed = committed_lines(artefact, algos) if with_committed else None
+        committed = committed_lines(artefact, algos, quick) if with_committed else None
         work = plan(artefact, settings, quick, algos)
         left_out = lines_left_out(artefact, work, algos)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
@@ -306,11 +306,14 @@ def lines_left_out(artefact: Artefact, work: Plan, algos: tuple[str, ...]) -> li
             f"not run here: {', '.join(rest) or 'none'}"]
 
 
-def committed_lines(artefact: Artefact,
-                    algos: tuple[str, ...]) -> tuple[pd.DataFrame, Path]:
+def committed_lines(artefact: Artefact, algos: tuple[str, ...],
+                    quick: bool = False) -> tuple[pd.DataFrame, Path]:
     """(runs, path): the committed runs.csv's runs of the algorithms other than ``algos``, to be
     drawn beside the new records of ``algos`` (a line added to an artefact without re-running
-    the others; the pairs of runs are matched by their repetition, as within one sweep)."""
+    the others; the pairs of runs are matched by their repetition, as within one sweep). Not
+    with ``quick``: its one-run grid would be drawn beside the full committed one."""
+    if quick:
+        raise UserError("--with-committed draws beside the committed full grid; drop --quick")
     if not algos:
         raise UserError("--with-committed adds lines to the committed runs: name them with "
                         "--algos, e.g. --algos gem,gem_pub --with-committed")
