@@ -14,6 +14,12 @@ Usage:
   ``DPQR`` is the user's checkout of ``terranceliu/dp-query-release`` (with its
   ``datasets/``), ``VENV`` a virtual environment with PyTorch and its requirements; neither is
   part of this project.
+* ``python scripts/bench_successors.py replay --checkout DPQR --trace DIR [--python
+  VENV/bin/python --seed 0 --T 50 --rounds R] [--table table.md]``: the reference's GEM run once
+  with its randomness traced into ``DIR`` (initial weights, noise, selections, measurements;
+  skipped when ``DIR`` holds a trace), then replayed in this harness's GEM update
+  (:mod:`experiments.release.bench.successors_replay`); prints both codes' Adam steps, error EMA
+  and true max error per round.
 * ``python scripts/bench_successors.py time [--runs N] -- OVERRIDES...``: repetitions 0..N−1 of
   ``python run.py OVERRIDES`` timed (seconds per round, pre-training, peak memory, max error),
   one JSON line each (GEM^Pub's public pre-training is paid once per process); e.g. ``time -- experiment=fig1_paper_scale algo=gem_pub public.shift=0.3
@@ -26,7 +32,7 @@ import json
 from pathlib import Path
 
 from experiments.console import positive_int, run_or_fail, seed_list
-from experiments.release.bench import successors
+from experiments.release.bench import successors, successors_replay
 
 
 def reference(args) -> None:
@@ -35,6 +41,24 @@ def reference(args) -> None:
     rows = successors.interleave(args.python, args.checkout, args.algo, seeds, args.T, args.out,
                                  args.pretrain_steps, codes)
     text = successors.table(rows)
+    print(text)
+    if args.table:
+        args.table.write_text(text + "\n")
+
+
+def replay(args) -> None:
+    if not all((args.trace / name).is_file() for name in successors_replay.FILES):
+        if not args.python:
+            raise ValueError(f"{args.trace} holds no trace; pass --python (the reference's "
+                             "venv) to trace its run")
+        extra = ("--trace", str(args.trace.resolve()),
+                 *(("--rounds", str(args.rounds)) if args.rounds else ()))
+        successors.run_reference(args.python, args.checkout, "gem", args.seed, args.T, None,
+                                 extra)
+    trace = successors_replay.load(args.trace)
+    prob = successors.problem(successors.reference_data(args.checkout))
+    text = successors_replay.table(successors_replay.replay(trace, prob, args.T,
+                                                            successors.GEM_OPTIONS))
     print(text)
     if args.table:
         args.table.write_text(text + "\n")
@@ -55,6 +79,14 @@ def main(argv: list[str] | None = None) -> None:
     ref.add_argument("--pretrain-steps", type=positive_int, default=200)
     ref.add_argument("--out", type=Path, required=True)
     ref.add_argument("--table", type=Path)
+    rep = sub.add_parser("replay", help="the reference's GEM traced, replayed here")
+    rep.add_argument("--checkout", type=Path, required=True)
+    rep.add_argument("--trace", type=Path, required=True, help="the trace's folder")
+    rep.add_argument("--python", help="the reference venv's python (to make the trace)")
+    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--T", type=positive_int, default=50)
+    rep.add_argument("--rounds", type=positive_int, help="trace only the first R rounds")
+    rep.add_argument("--table", type=Path)
     timing = sub.add_parser("time", help="timed repetitions of run.py OVERRIDES")
     timing.add_argument("--runs", type=positive_int, default=1,
                         help="repetitions 0..N-1 in this process (a public pre-training once)")
@@ -62,6 +94,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "reference":
         run_or_fail(reference, args)
+    elif args.command == "replay":
+        run_or_fail(replay, args)
     else:
         run_or_fail(lambda: [print(json.dumps(dict(successors.time_line(args.overrides, run),
                                                    run=run)), flush=True)

@@ -189,8 +189,9 @@ def test_gem_fits_the_measured_marginals_at_large_budget(problem):
     """ε = 1000 (noise σ ≈ 1e−5), every marginal measured: GEM's answers on the measured cells
     end close to the measurements."""
     release = run_algorithm("gem", problem, eps=1000.0, delta=1.0 / problem.n ** 2, T=10,
-                            rng=np.random.default_rng(0), K=256, embedding=32, hidden=64,
-                            lr=3e-3, max_iters=300, ema_error_factor=0.05)
+                            rng=np.random.default_rng(0),
+                            **(FAST["gem"] | {"lr": 1e-2, "max_iters": 100}),
+                            ema_error_factor=0.05)
     assert release.errors(problem.true_answers)["max_error"] < 0.01
 
 
@@ -210,8 +211,7 @@ def test_gem_pub_with_the_private_data_as_public_starts_at_its_error(problem):
     support, counts = np.unique(problem.private.records, axis=0, return_counts=True)
     same = ReleaseProblem(problem.private, problem.workload, support, counts / counts.sum(),
                           problem.n)
-    opts = gem.GEMOptions(K=256, embedding=32, hidden=64, pretrain_steps=300,
-                          pretrain_lr=3e-3)
+    opts = gem.GEMOptions(**FAST["gem"], pretrain_steps=200, pretrain_lr=1e-2)
     params, z, info = gem.pretrain(same, opts)
     model = gem.GeneratorModel(same, opts, 1, params, z)
     start_error = float(np.abs(model.answers() - same.true_answers).max())

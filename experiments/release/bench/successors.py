@@ -122,9 +122,11 @@ REFERENCE_THREADS = 1
 
 
 def run_reference(python: str, checkout: Path, algo: str, seed: int, T: int,
-                  public: str | None) -> dict:
+                  public: str | None, extra: tuple[str, ...] = ()) -> dict:
+    """One reference run through :data:`DRIVER` (``extra``: more driver options, e.g.
+    ``--trace``); its JSON line."""
     command = [python, str(DRIVER), "--algo", algo, "--seed", str(seed), "--T", str(T),
-               "--threads", str(REFERENCE_THREADS)]
+               "--threads", str(REFERENCE_THREADS), *extra]
     if public:
         command += ["--dataset-pub", public]
     env = dict(os.environ, OMP_NUM_THREADS=str(REFERENCE_THREADS),

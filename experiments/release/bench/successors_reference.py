@@ -11,6 +11,13 @@ round, the max / mean error of the released generator's mixture answers (``G.get
 the distribution itself, what this harness scores) and of the 100,000 sampled rows the reference
 scripts score, the threads used and the load average.
 
+With ``--trace DIR`` (GEM only) the run also writes what
+:mod:`experiments.release.bench.successors_replay` needs to replay it in this harness: the
+generator's initial weights and noise and the query manager's marginals (``init.npz``), the
+noisy measurements in measurement order (``measurements.npy``), and per round the measured
+marginal, the error EMA, every Adam step's (cells used, loss) and the true max error after the
+update (``rounds.json``); ``--rounds R`` stops after R of the T rounds (the budget stays T's).
+
 ``gem_pub`` needs the reference's public pre-training checkpoint
 (``save/Gen_NN_NonDP/<public>/...``) made by its ``examples/run/nondp/run_gen_nn.py`` (see
 :func:`experiments.release.bench.successors.reference_pretrain_command`).
@@ -22,6 +29,56 @@ import json
 import os
 import sys
 import time
+
+
+class StopTrace(Exception):
+    """Raised after the traced rounds asked for."""
+
+
+class Tracer:
+    """The replay trace of one GEM run (see the module docstring), by wrapping the reference
+    algorithm's own methods; nothing it computes changes."""
+
+    def __init__(self, algo, G, qm, data, folder, rounds):
+        import numpy as np
+        self.np, self.algo, self.folder = np, algo, folder
+        os.makedirs(folder, exist_ok=True)
+        state = {f"sd_{k}": v.detach().numpy().copy() for k, v in G.generator.state_dict().items()}
+        marginals = [[data.domain.attrs.index(c) for c in w] for w in qm.workloads]
+        np.savez(os.path.join(folder, "init.npz"), z=G.z.numpy(),
+                 marginals=np.array(marginals), **state)
+        self.log, self.current = [], {}
+        measure, get_loss = algo._measure, algo._get_loss
+        optimize, record = algo._optimize_past_queries, algo.record_errors
+
+        def traced_measure(answers):
+            measure(answers)
+            self.current = {"marginal": int(algo.past_workload_idxs[-1]), "steps": []}
+
+        def traced_loss(idxs):
+            loss = get_loss(idxs)
+            self.current["steps"].append([int(len(idxs)), float(loss.detach())])
+            return loss
+
+        def traced_optimize():
+            self.current["ema"] = float(algo.ema_error)
+            return optimize()
+
+        def traced_record(true_answers, fake_answers):
+            record(true_answers, fake_answers)
+            self.current["true_max"] = float(algo.true_max_errors[-1])
+            self.log.append(self.current)
+            if rounds and len(self.log) >= rounds:
+                raise StopTrace
+
+        algo._measure, algo._get_loss = traced_measure, traced_loss
+        algo._optimize_past_queries, algo.record_errors = traced_optimize, traced_record
+
+    def close(self):
+        self.np.save(os.path.join(self.folder, "measurements.npy"),
+                     self.algo.past_measurements.numpy())
+        with open(os.path.join(self.folder, "rounds.json"), "w") as handle:
+            json.dump(self.log, handle)
 
 
 def main(argv=None) -> None:
@@ -37,7 +94,11 @@ def main(argv=None) -> None:
                         help="torch threads (1: its faster setting on this loaded machine)")
     parser.add_argument("--sampled", action="store_true",
                         help="also score 100,000 sampled rows, as the reference scripts do")
+    parser.add_argument("--trace", default=None, help="folder for the replay trace (GEM)")
+    parser.add_argument("--rounds", type=int, default=None, help="with --trace: stop after R")
     args = parser.parse_args(argv)
+    if args.trace and args.algo != "gem":
+        parser.error("--trace replays GEM only; drop --trace or pass --algo gem")
     sys.path.insert(0, os.getcwd())
     import torch
     torch.set_num_threads(args.threads)
@@ -81,15 +142,22 @@ def main(argv=None) -> None:
         return loss, step
 
     algo._optimize_past_queries = counted
+    tracer = Tracer(algo, G, qm, data, args.trace, args.rounds) if args.trace else None
     start, cpu = time.perf_counter(), time.process_time()
-    algo.fit(true_answers)
+    try:
+        algo.fit(true_answers)
+    except StopTrace:
+        pass
     fit_s, cpu = time.perf_counter() - start, time.process_time() - cpu
+    if tracer:
+        tracer.close()
     exact = get_errors(true_answers, G.get_qm_answers())
     sampled = get_errors(true_answers, qm.get_answers(G.get_syndata(100000))) \
         if args.sampled else {"error_max": float("nan"), "error_mean": float("nan")}
     print(json.dumps({
         "code": "reference", "algo": args.algo, "seed": args.seed, "T": args.T,
-        "fit_s": fit_s, "per_round_s": fit_s / args.T, "cpu_per_round_s": cpu / args.T,
+        "fit_s": fit_s, "per_round_s": fit_s / len(steps),
+        "cpu_per_round_s": cpu / len(steps), "rounds": len(steps),
         "steps": steps,
         "max_error": float(exact["error_max"]), "mean_error": float(exact["error_mean"]),
         "sampled_max_error": float(sampled["error_max"]),
