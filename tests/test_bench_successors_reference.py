@@ -21,7 +21,7 @@ def test_interleave_runs_the_given_seeds_skips_recorded_runs_and_alternates(tmp_
     monkeypatch.setattr(successors, "run_ours", lambda prob, algo, seed, T, steps: (
         calls.append(("pubpriv", seed)) or _row("pubpriv", seed, 0.02)))
     monkeypatch.setattr(successors, "run_reference", lambda py, co, algo, seed, T, pub: (
-        calls.append(("reference", seed)) or _row("reference", seed, 0.01)))
+        calls.append(("reference", seed)) or _row("reference", seed, 0.01 + seed / 1000)))
     out = tmp_path / "runs.jsonl"
     out.write_text(json.dumps(_row("pubpriv", 3, 0.02)) + "\n")
     rows = successors.interleave("py", tmp_path, "gem", [3, 4], 50, out, 200)
@@ -29,8 +29,11 @@ def test_interleave_runs_the_given_seeds_skips_recorded_runs_and_alternates(tmp_
     assert len(rows) == 4
     text = successors.table(rows + [_row("pubpriv", 5, 0.03)])
     assert "| gem | pubpriv | 3 |" in text and "| gem | reference | 2 |" in text
-    assert "| gem | 2 | +0.0100 [+0.0100, +0.0100] | 10.0× [10.0, 10.0] | 8.0× [8.0, 8.0] |" \
-        in text
+    paired = "| gem | 2 | +0.0065 [+0.0060, +0.0070] | "
+    assert paired in text and "| 10.0× [10.0, 10.0] | 8.0× [8.0, 8.0] |" in text
+    # unpaired over all runs: this harness 0.02, 0.02, 0.03 against the reference's 0.013, 0.014
+    unpaired = text.split(paired)[1].split(" | ")[0]
+    assert unpaired.startswith("+0.0098 [") and unpaired.endswith(")") and "p = " in unpaired
 
 
 def test_code_runs_only_that_codes_runs(tmp_path, monkeypatch):
