@@ -15,11 +15,12 @@ Usage:
   ``datasets/``), ``VENV`` a virtual environment with PyTorch and its requirements; neither is
   part of this project.
 * ``python scripts/bench_successors.py replay --checkout DPQR --trace DIR [--python
-  VENV/bin/python --seed 0 --T 50 --rounds R] [--table table.md]``: the reference's GEM run once
-  with its randomness traced into ``DIR`` (initial weights, noise, selections, measurements;
-  skipped when ``DIR`` holds a trace), then replayed in this harness's GEM update
+  VENV/bin/python --seed 0 --T 50 --rounds R] [--jitter N] [--table table.md]``: the reference's
+  GEM run once with its randomness traced into ``DIR`` (initial weights, noise, selections,
+  measurements; skipped when ``DIR`` holds a trace), then replayed in this harness's GEM update
   (:mod:`experiments.release.bench.successors_replay`); prints both codes' Adam steps, error EMA
-  and true max error per round.
+  and true max error per round; ``--jitter N`` adds N replays from the same draws with the
+  initial weights moved by one float32 rounding step (how far rounding alone moves a run).
 * ``python scripts/bench_successors.py time [--runs N] -- OVERRIDES...``: repetitions 0..N−1 of
   ``python run.py OVERRIDES`` timed (seconds per round, pre-training, peak memory, max error),
   one JSON line each (GEM^Pub's public pre-training is paid once per process); e.g. ``time -- experiment=fig1_paper_scale algo=gem_pub public.shift=0.3
@@ -30,6 +31,8 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+
+import numpy as np
 
 from experiments.console import positive_int, run_or_fail, seed_list
 from experiments.release.bench import successors, successors_replay
@@ -59,6 +62,13 @@ def replay(args) -> None:
     prob = successors.problem(successors.reference_data(args.checkout))
     text = successors_replay.table(successors_replay.replay(trace, prob, args.T,
                                                             successors.GEM_OPTIONS))
+    finals = [successors_replay.replay(trace, prob, args.T, successors.GEM_OPTIONS,
+                                       np.random.default_rng(j))[-1]["max_error"]
+              for j in range(args.jitter or 0)]
+    if finals:
+        text += ("\n\nThis harness from the same draws, its initial weights moved by at most "
+                 f"one float32 rounding step (seeds 0–{args.jitter - 1}): true max error after "
+                 f"the last round {', '.join(f'{e:.5f}' for e in finals)}.")
     print(text)
     if args.table:
         args.table.write_text(text + "\n")
@@ -86,6 +96,8 @@ def main(argv: list[str] | None = None) -> None:
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--T", type=positive_int, default=50)
     rep.add_argument("--rounds", type=positive_int, help="trace only the first R rounds")
+    rep.add_argument("--jitter", type=positive_int,
+                     help="N more replays from the weights moved by one rounding step")
     rep.add_argument("--table", type=Path)
     timing = sub.add_parser("time", help="timed repetitions of run.py OVERRIDES")
     timing.add_argument("--runs", type=positive_int, default=1,

@@ -86,3 +86,10 @@ def test_replay_of_a_trace_reproduces_its_rounds(tmp_path):
 def test_a_folder_without_a_trace_is_one_error_naming_the_fix(tmp_path):
     with pytest.raises(ValueError, match="no init.npz, measurements.npy, rounds.json; run"):
         successors_replay.load(tmp_path)
+
+
+def test_rounding_jitter_moves_weights_by_one_rounding_step_at_most():
+    weights = {"w": np.linspace(-3.0, 3.0, 300, dtype=np.float32)}
+    moved = np.asarray(successors_replay.rounding_jitter(weights, np.random.default_rng(0))["w"])
+    ulps = np.abs(moved.view(np.int32).astype(np.int64) - weights["w"].view(np.int32))
+    assert ulps.max() == 1 and 150 < np.count_nonzero(ulps) < 250

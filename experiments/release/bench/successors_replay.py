@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -105,12 +106,28 @@ class Layout:
         return self.workload_index[marginal], cells
 
 
-def replay(trace: Trace, problem: ReleaseProblem, T: int, options: dict) -> list[dict]:
+def rounding_jitter(params: dict, rng: np.random.Generator) -> dict:
+    """Each weight moved to the next float32 value below or above it, or kept (1/3 each): a
+    change of one rounding step, to see how far rounding alone moves a run."""
+    def move(leaf):
+        values = np.asarray(leaf, np.float32)
+        side = rng.integers(-1, 2, values.shape)
+        target = np.where(side > 0, np.inf, -np.inf).astype(np.float32)
+        return jnp.asarray(np.where(side == 0, values, np.nextafter(values, target)))
+
+    return jax.tree_util.tree_map(move, params)
+
+
+def replay(trace: Trace, problem: ReleaseProblem, T: int, options: dict,
+           jitter: np.random.Generator | None = None) -> list[dict]:
     """Both codes' numbers per traced round: Adam steps taken, error EMA before the steps,
-    true max error after them (this harness: over ``problem.true_answers``)."""
+    true max error after them (this harness: over ``problem.true_answers``). With ``jitter``,
+    this harness starts from the trace's weights under :func:`rounding_jitter`."""
     opts = parse_options(gem.GEMOptions, options)
-    model = gem.GeneratorModel(problem, opts, T, generator_params(trace.state),
-                               jnp.asarray(trace.z, jnp.float32))
+    params = generator_params(trace.state)
+    if jitter is not None:
+        params = rounding_jitter(params, jitter)
+    model = gem.GeneratorModel(problem, opts, T, params, jnp.asarray(trace.z, jnp.float32))
     layout = Layout(problem, trace.marginals)
     measurements, start, rows = Measurements(), 0, []
     for t, logged in enumerate(trace.rounds):
