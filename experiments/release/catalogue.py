@@ -127,8 +127,6 @@ def _fraction_rows(preset: str, publics: dict[str, str]) -> list[Block]:
 
 #: the sota question: every line against AIM (no public data), and the public-data lines
 #: against the public data alone.
-SOTA_FAMILY: Family = ((EVERY_LINE, "AIM"), ("PMW^Pub", "public only"),
-                       ("JAM-PGM", "public only"))
 
 
 def sota_notes(table: pd.DataFrame, configs: list[dict]) -> list[str]:
@@ -347,6 +345,12 @@ SUCCESSOR_FAMILY: Family = (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"),
                             ("GEM^Pub", "public only"), ("GEM^Pub", "best mixture"),
                             ("GEM^Pub", "GEM"))
 MATCHED_FAMILY += (*SUCCESSOR_FAMILY, ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"))
+#: sota and sota_adult: every line against AIM, what the private data add to PMW^Pub and JAM-PGM,
+#: and the successors' questions (with what PEP^Pub adds to its public data, and GEM^Pub against
+#: JAM-PGM, the other generator fitted from a public start)
+SOTA_FAMILY: Family = ((EVERY_LINE, "AIM"), ("PMW^Pub", "public only"),
+                       ("JAM-PGM", "public only"), *SUCCESSOR_FAMILY,
+                       ("PEP^Pub", "public only"), ("GEM^Pub", "JAM-PGM"))
 
 
 #: repetitions of a validation release (selection only: the test runs are reported)
