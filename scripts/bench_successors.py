@@ -50,7 +50,7 @@ def reference(args) -> None:
 
 
 def replay(args) -> None:
-    if not all((args.trace / name).is_file() for name in successors_replay.FILES):
+    if successors_replay.missing_files(args.trace):
         if not args.python:
             raise ValueError(f"{args.trace} holds no trace; pass --python (the reference's "
                              "venv) to trace its run")

@@ -45,9 +45,14 @@ class Trace(NamedTuple):
     rounds: list[dict]              # marginal, ema, steps [[cells, loss], ...], true_max
 
 
+def missing_files(folder: Path) -> list[str]:
+    """The trace files (:data:`FILES`) that ``folder`` lacks."""
+    return [name for name in FILES if not (folder / name).is_file()]
+
+
 def load(folder: Path) -> Trace:
     """The trace written by the reference driver's ``--trace folder``."""
-    missing = [name for name in FILES if not (folder / name).is_file()]
+    missing = missing_files(folder)
     if missing:
         raise ValueError(f"{folder} has no {', '.join(missing)}; run "
                          "scripts/bench_successors.py replay with --checkout to trace the "
@@ -92,11 +97,6 @@ class Layout:
                              "replay on the problem the reference ran")
         self.workload_index = [index[tuple(sorted(m))] for m in marginals]
         self.orders = [cell_order(m, workload.domain.shape) for m in marginals]
-
-    def reference_cells(self, answers: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        """A harness answer vector in the reference's cell order."""
-        return np.concatenate([answers[offsets[w] + order]
-                               for w, order in zip(self.workload_index, self.orders)])
 
     def measurement(self, marginal: int, values: np.ndarray) -> tuple[int, np.ndarray]:
         """(harness marginal, its cells) of the reference's ``marginal`` measured as
