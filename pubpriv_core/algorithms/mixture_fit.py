@@ -1,16 +1,17 @@
 """Gradient steps on a mixture of product distributions against target answers (GEM, GEM^Pub's
 pre-training, RAP^softmax).
 
-One step is one compiled JAX call: the parametrisation's row probabilities P (K, D), a loss over
-marginal cells evaluated by a *loss rule* on the host (answers and gradients with respect to Pᵀ
-from :mod:`~pubpriv_core.algorithms.product_kernels`, joined to JAX's autodiff as a custom VJP
-through ``jax.pure_callback``), and an Adam update (``optax.scale_by_adam``: β = (0.9, 0.999),
-ε = 1e−8, PyTorch's defaults) at a learning rate passed per step. A step whose rule finds no cell
-to fit (``count`` = 0) leaves parameters and optimiser state unchanged, so the caller stops.
+One step: the parametrisation's row probabilities P (K, D) and the VJP of params ↦ Pᵀ from
+one compiled JAX call; a loss over marginal cells evaluated by a *loss rule* on the host (answers
+and gradients with respect to Pᵀ from :mod:`~pubpriv_core.algorithms.product_kernels`); and a
+second compiled call that pulls the gradient back through the VJP and applies an Adam update
+(``optax.scale_by_adam``: β = (0.9, 0.999), ε = 1e−8, PyTorch's defaults) at a learning rate
+passed per step. A step whose rule finds no cell to fit (``count`` = 0) leaves parameters and
+optimiser state unchanged, so the caller stops.
 
 A loss rule is a pure function of (the rows' answers on its cells, its targets): it returns the
 loss value, the number of cells it used and the loss's derivative with respect to each cell's
-answer; the VJP multiplies the last through the kernels' gradient. Rules live with their
+answer; the kernels' gradient multiplies the last through to Pᵀ. Rules live with their
 algorithms (:mod:`~pubpriv_core.algorithms.gem`, :mod:`~pubpriv_core.algorithms.rap`).
 """
 from __future__ import annotations
@@ -37,83 +38,47 @@ class LossRule(Protocol):
         ...
 
 
-class HostLoss:
-    """The host side of the custom VJP: the current rule, and the coefficients of the last
-    forward evaluation for the backward pass that follows it."""
-
-    def __init__(self):
-        self.rule: LossRule | None = None
-        self._coef: np.ndarray | None = None
-
-    def forward(self, Pt, threshold):
-        value, count, coef = self.rule.evaluate(np.asarray(Pt), float(threshold))
-        self._coef = coef
-        return np.float32(value), np.float32(count)
-
-    def backward(self, Pt, value, cotangent):   # ``value`` orders this call after forward
-        coef = self._coef * float(cotangent)
-        return product_kernels.gradient(np.asarray(Pt), self.rule.plan, coef)
-
-
-def _host_loss_op(host: HostLoss) -> Callable:
-    scalar = jax.ShapeDtypeStruct((), jnp.float32)
-
-    @jax.custom_vjp
-    def loss(Pt, threshold):
-        return jax.pure_callback(host.forward, (scalar, scalar), Pt, threshold)
-
-    def fwd(Pt, threshold):
-        value, count = jax.pure_callback(host.forward, (scalar, scalar), Pt, threshold)
-        return (value, count), (Pt, value)
-
-    def bwd(residual, cotangents):
-        Pt, value = residual
-        grad = jax.pure_callback(host.backward, jax.ShapeDtypeStruct(Pt.shape, Pt.dtype),
-                                 Pt, value, cotangents[0])
-        return grad, jnp.zeros((), jnp.float32)
-
-    loss.defvjp(fwd, bwd)
-    return loss
-
-
 @dataclass
 class Fitter:
     """Compiled steps for one parametrisation ``probs(params, fixed) -> P`` (K, D); ``fixed``
-    (GEM's noise z) is an input that is not trained."""
+    (GEM's noise z) is an input that is not trained.
+
+    A step is two compiled calls around the host's loss: ``_rows`` gives Pᵀ and the VJP of
+    params ↦ Pᵀ; the rule's cell derivatives go through the kernels' gradient to ∂loss/∂Pᵀ; and
+    ``_update`` pulls that back through the VJP and applies Adam."""
 
     probs: Callable
 
     def __post_init__(self):
-        self.host = HostLoss()
         self.adam = optax.scale_by_adam(b1=0.9, b2=0.999, eps=1e-8)
-        loss = _host_loss_op(self.host)
         probs, adam = self.probs, self.adam
 
-        def objective(params, fixed, threshold):
-            return loss(probs(params, fixed).T, threshold)
+        def rows(params, fixed):
+            return jax.vjp(lambda p: probs(p, fixed).T, params)
 
-        def step(params, state, fixed, threshold, lr):
-            (value, count), grads = jax.value_and_grad(objective, has_aux=True)(
-                params, fixed, threshold)
+        def update(pullback, grad_t, params, state, lr):
+            (grads,) = pullback(grad_t)
             updates, new_state = adam.update(grads, state)
-            new_params = jax.tree_util.tree_map(lambda p, u: p - lr * u, params, updates)
-            keep = count > 0
-            choose = lambda new, old: jnp.where(keep, new, old)  # noqa: E731
-            return (jax.tree_util.tree_map(choose, new_params, params),
-                    jax.tree_util.tree_map(choose, new_state, state), value, count)
+            return jax.tree_util.tree_map(lambda p, u: p - lr * u, params, updates), new_state
 
-        self._step = jax.jit(step)
+        self._rows = jax.jit(rows)
+        self._update = jax.jit(update)
         self._rows_t = jax.jit(lambda params, fixed: probs(params, fixed).T)
 
     def init_state(self, params):
         return self.adam.init(params)
 
     def step(self, params, state, fixed, rule: LossRule, threshold: float, lr: float):
-        """One Adam step on ``rule``'s loss; returns (params, state, loss, count)."""
-        self.host.rule = rule
-        params, state, value, count = self._step(params, state, fixed, np.float32(threshold),
-                                                 np.float32(lr))
-        return params, state, float(value), int(count)
+        """One Adam step on ``rule``'s loss; returns (params, state, loss, count). A step whose
+        rule uses no cell (``count`` = 0) returns ``params`` and ``state`` unchanged."""
+        rows_t, pullback = self._rows(params, fixed)
+        rows_t = np.asarray(rows_t)
+        value, count, coef = rule.evaluate(rows_t, float(threshold))
+        if count == 0:
+            return params, state, float(np.float32(value)), 0
+        grad_t = product_kernels.gradient(rows_t, rule.plan, coef)
+        params, state = self._update(pullback, grad_t, params, state, np.float32(lr))
+        return params, state, float(np.float32(value)), int(count)
 
     def rows_t(self, params, fixed, dtype=np.float32) -> np.ndarray:
         """Pᵀ (D, K) as a NumPy array of ``dtype``."""

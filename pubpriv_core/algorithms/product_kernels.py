@@ -73,23 +73,42 @@ def _prefix_rows(starts, shape, attrs, m, k, cell, rows):
 
 @nb.njit(cache=True, fastmath=True, nogil=True)
 def _product(Pt, rows, count, skip, lo, hi, out):
-    """out[lo:hi] = Π_{i < count, i ≠ skip} Pt[rows[i], lo:hi]."""
-    out[lo:hi] = 1.0
+    """out[:] = Π_{i < count, i ≠ skip} Pt[rows[i], lo:hi] (``out`` holds hi − lo entries)."""
+    out[:] = 1.0
     for i in range(count):
         if i != skip:
-            row = rows[i]
-            for r in range(lo, hi):
-                out[r] *= Pt[row, r]
+            row = Pt[rows[i], lo:hi]
+            for r in range(hi - lo):
+                out[r] *= row[r]
+
+
+@nb.njit(cache=True, fastmath=True, nogil=True)
+def _dot(a, b):
+    """Σ_r a[r]·b[r], accumulated in float64."""
+    acc = 0.0
+    for r in range(a.shape[0]):
+        acc += a[r] * b[r]
+    return acc
+
+
+@nb.njit(cache=True, fastmath=True, nogil=True)
+def _axpy(g, x, y):
+    """y[:] += g·x."""
+    for r in range(x.shape[0]):
+        y[r] += g * x[r]
 
 
 @nb.njit(parallel=True, cache=True, fastmath=True, nogil=True)
 def _forward(Pt, starts, shape, attrs, offsets, partial):
-    """partial[c, cell] = Σ_{r in block c} Π_i Pt[a_i(cell), r] for every cell of the plan."""
+    """partial[c, cell] = Σ_{r in block c} Π_i Pt[a_i(cell), r] for every cell of the plan.
+
+    Inner loops run over contiguous 1-D views of a block (they vectorise; 2-D indexing in the
+    loop does not)."""
     K = Pt.shape[1]
     step = (K + CHUNKS - 1) // CHUNKS
     for c in nb.prange(CHUNKS):
         lo, hi = c * step, min(K, (c + 1) * step)
-        t = np.empty(K, dtype=Pt.dtype)
+        t = np.empty(hi - lo, dtype=Pt.dtype)
         rows = np.empty(attrs.shape[1], dtype=np.int64)
         for m in range(attrs.shape[0]):
             k = _order(attrs, m)
@@ -100,11 +119,7 @@ def _forward(Pt, starts, shape, attrs, offsets, partial):
                 _product(Pt, rows, k - 1, -1, lo, hi, t)
                 base = offsets[m] + p * width
                 for v in range(width):
-                    row = starts[last] + v
-                    acc = 0.0
-                    for r in range(lo, hi):
-                        acc += t[r] * Pt[row, r]
-                    partial[c, base + v] = acc
+                    partial[c, base + v] = _dot(t, Pt[starts[last] + v, lo:hi])
 
 
 @nb.njit(parallel=True, cache=True, fastmath=True, nogil=True)
@@ -115,9 +130,9 @@ def _backward(Pt, starts, shape, attrs, offsets, coef, grad):
     step = (K + CHUNKS - 1) // CHUNKS
     for c in nb.prange(CHUNKS):
         lo, hi = c * step, min(K, (c + 1) * step)
-        t = np.empty(K, dtype=Pt.dtype)
-        dt = np.empty(K, dtype=Pt.dtype)
-        others = np.empty(K, dtype=Pt.dtype)
+        t = np.empty(hi - lo, dtype=Pt.dtype)
+        dt = np.empty(hi - lo, dtype=Pt.dtype)
+        others = np.empty(hi - lo, dtype=Pt.dtype)
         rows = np.empty(attrs.shape[1], dtype=np.int64)
         for m in range(attrs.shape[0]):
             k = _order(attrs, m)
@@ -133,19 +148,18 @@ def _backward(Pt, starts, shape, attrs, offsets, coef, grad):
                     continue
                 _prefix_rows(starts, shape, attrs, m, k, p, rows)
                 _product(Pt, rows, k - 1, -1, lo, hi, t)
-                dt[lo:hi] = 0.0
+                dt[:] = 0.0
                 for v in range(width):
                     g = coef[base + v]
                     if g != 0.0:
                         row = starts[last] + v
-                        for r in range(lo, hi):
-                            grad[row, r] += g * t[r]
-                            dt[r] += g * Pt[row, r]
+                        _axpy(g, t, grad[row, lo:hi])
+                        _axpy(g, Pt[row, lo:hi], dt)
                 for i in range(k - 1):
                     _product(Pt, rows, k - 1, i, lo, hi, others)
-                    row = rows[i]
-                    for r in range(lo, hi):
-                        grad[row, r] += dt[r] * others[r]
+                    target = grad[rows[i], lo:hi]
+                    for r in range(hi - lo):
+                        target[r] += dt[r] * others[r]
 
 
 def answers(Pt: np.ndarray, plan: ProductPlan) -> np.ndarray:
@@ -173,6 +187,7 @@ def _cells(Pt, starts, shape, attrs, offsets, marginal, local, partial):
     step = (K + CHUNKS - 1) // CHUNKS
     for c in nb.prange(CHUNKS):
         lo, hi = c * step, min(K, (c + 1) * step)
+        t = np.empty(hi - lo, dtype=Pt.dtype)
         rows = np.empty(attrs.shape[1], dtype=np.int64)
         for i in range(marginal.shape[0]):
             m = marginal[i]
@@ -182,13 +197,8 @@ def _cells(Pt, starts, shape, attrs, offsets, marginal, local, partial):
                 a = attrs[m, j]
                 rows[j] = starts[a] + rest % shape[a]
                 rest //= shape[a]
-            acc = 0.0
-            for r in range(lo, hi):
-                term = Pt[rows[0], r]
-                for j in range(1, k):
-                    term *= Pt[rows[j], r]
-                acc += term
-            partial[c, i] = acc
+            _product(Pt, rows, k - 1, -1, lo, hi, t)
+            partial[c, i] = _dot(t, Pt[rows[k - 1], lo:hi])
 
 
 def cell_answers(Pt: np.ndarray, plan: ProductPlan, cells: np.ndarray) -> np.ndarray:

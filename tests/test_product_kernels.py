@@ -1,0 +1,139 @@
+"""The product-mixture kernels and the Adam step built on them, against dense NumPy / JAX
+references: the marginals of a mixture of K product distributions (1/K) Σ_r Π_i p_{r,a_i}(y_i),
+their gradient, the answers of listed cells, and one ``Fitter`` step against ``jax.grad`` of the
+same squared loss written densely."""
+from __future__ import annotations
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+from pubpriv_core.algorithms import generators, product_kernels
+from pubpriv_core.algorithms.mixture_fit import Fitter
+from pubpriv_core.algorithms.product_kernels import ProductPlan
+from pubpriv_core.data.domain import Domain
+from pubpriv_core.queries import MarginalWorkload
+
+SHAPE = (3, 2, 4, 5, 2)
+#: one 1-way, 2-way, 3-way and 4-way marginal (orders mixed within one plan)
+MARGINALS = ((2,), (0, 3), (1, 2, 4), (0, 1, 3, 4), (0, 2, 3))
+K = 37          # not a multiple of the kernels' row blocks
+
+
+@pytest.fixture(scope="module")
+def workload() -> MarginalWorkload:
+    return MarginalWorkload(Domain([f"a{j}" for j in range(len(SHAPE))], SHAPE), MARGINALS)
+
+
+def rows_t(seed: int = 0) -> np.ndarray:
+    """Pᵀ (D, K), float32: each row's per-attribute blocks are distributions."""
+    rng = np.random.default_rng(seed)
+    blocks = [rng.dirichlet(np.ones(s), size=K).T for s in SHAPE]
+    return np.concatenate(blocks).astype(np.float32)
+
+
+def dense_answers(Pt: np.ndarray, workload: MarginalWorkload, chosen) -> np.ndarray:
+    """Each chosen marginal's cells in C order, by the definition (loops over cells)."""
+    starts = np.concatenate([[0], np.cumsum(SHAPE)[:-1]])
+    out = []
+    for w in chosen:
+        attrs = workload.marginals[w]
+        for cell in itertools.product(*(range(SHAPE[a]) for a in attrs)):
+            term = np.ones(K)
+            for a, y in zip(attrs, cell):
+                term = term * Pt[starts[a] + y].astype(np.float64)
+            out.append(term.mean())
+    return np.array(out)
+
+
+@pytest.mark.parametrize("chosen", [None, [4, 1, 3]])
+def test_answers_are_the_mixture_marginals(workload, chosen):
+    Pt = rows_t()
+    plan = ProductPlan(workload, None if chosen is None else np.array(chosen))
+    expected = dense_answers(Pt, workload, plan.marginals)
+    assert plan.cells == expected.size
+    assert np.allclose(product_kernels.answers(Pt, plan), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_cell_answers_are_the_listed_cells(workload):
+    Pt, plan = rows_t(1), ProductPlan(workload)
+    cells = np.array([0, 3, 4, 10, plan.cells - 1, 27, 60])
+    expected = dense_answers(Pt, workload, plan.marginals)[cells]
+    assert np.allclose(product_kernels.cell_answers(Pt, plan, cells), expected, rtol=1e-5)
+
+
+def test_gradient_is_the_jacobian_transpose_times_the_coefficients(workload):
+    Pt, plan = rows_t(2), ProductPlan(workload)
+    rng = np.random.default_rng(3)
+    coef = rng.standard_normal(plan.cells)
+    coef[rng.random(plan.cells) < 0.4] = 0.0          # skipped prefixes too
+    starts = np.concatenate([[0], np.cumsum(SHAPE)[:-1]])
+
+    def objective(P):
+        total, i = 0.0, 0
+        for w in plan.marginals:
+            attrs = workload.marginals[w]
+            for cell in itertools.product(*(range(SHAPE[a]) for a in attrs)):
+                term = jnp.ones(K)
+                for a, y in zip(attrs, cell):
+                    term = term * P[starts[a] + y]
+                total, i = total + coef[i] * term.mean(), i + 1
+        return total
+
+    expected = np.asarray(jax.grad(objective)(jnp.asarray(Pt, dtype=jnp.float32)))
+    got = product_kernels.gradient(Pt, plan, coef)
+    assert got.dtype == np.float32
+    assert np.allclose(got, expected, rtol=1e-4, atol=1e-6)
+
+
+class Squared:
+    """‖a − q‖² over every cell of ``plan`` (the loss rule interface)."""
+
+    def __init__(self, plan, targets, active=True):
+        self.plan, self.targets, self.active = plan, targets, active
+
+    def evaluate(self, Pt, threshold):
+        e = self.targets - product_kernels.answers(Pt, self.plan)
+        return float(e @ e), self.plan.cells if self.active else 0, -2.0 * e
+
+
+def test_fitter_step_is_adam_on_the_dense_loss(workload):
+    segments, count = generators.attribute_segments(SHAPE), len(SHAPE)
+    probs = lambda params, _: generators.blockwise_softmax(params["logits"], segments, count)  # noqa: E731
+    fitter, plan = Fitter(probs), ProductPlan(workload)
+    params = generators.init_rows(jax.random.PRNGKey(0), K, sum(SHAPE))
+    targets = dense_answers(rows_t(4), workload, plan.marginals)
+    rule = Squared(plan, targets)
+
+    def dense_loss(p):
+        Pt = probs(p, None).T
+        q = jnp.stack([jnp.prod(jnp.stack([Pt[int(np.sum(SHAPE[:a])) + y] for a, y in
+                                           zip(workload.marginals[w], cell)]), 0).mean()
+                       for w in plan.marginals for cell in
+                       itertools.product(*(range(SHAPE[a]) for a in workload.marginals[w]))])
+        return jnp.sum((jnp.asarray(targets, jnp.float32) - q) ** 2)
+
+    adam = optax.scale_by_adam(b1=0.9, b2=0.999, eps=1e-8)
+    state, ref_state, ref = fitter.init_state(params), adam.init(params), params
+    for _ in range(3):
+        value, grads = jax.value_and_grad(dense_loss)(ref)
+        updates, ref_state = adam.update(grads, ref_state)
+        ref = jax.tree_util.tree_map(lambda p, u: p - 0.05 * u, ref, updates)
+        params, state, got, used = fitter.step(params, state, None, rule, 0.0, 0.05)
+        assert used == plan.cells and got == pytest.approx(float(value), rel=1e-4)
+    assert np.allclose(params["logits"], ref["logits"], atol=1e-5)
+
+
+def test_fitter_step_without_cells_changes_nothing(workload):
+    segments, count = generators.attribute_segments(SHAPE), len(SHAPE)
+    fitter = Fitter(lambda p, _: generators.blockwise_softmax(p["logits"], segments, count))
+    plan = ProductPlan(workload)
+    params = generators.init_rows(jax.random.PRNGKey(1), K, sum(SHAPE))
+    state = fitter.init_state(params)
+    rule = Squared(plan, np.zeros(plan.cells), active=False)
+    new, new_state, _, used = fitter.step(params, state, None, rule, 0.0, 0.1)
+    assert used == 0 and new is params and new_state is state
