@@ -199,11 +199,12 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
 #: defaults a run is ≈ 1 min of rounds at T = 25 on NIST and ≈ 2 min on ADULT (plus 1–2 min of
 #: public pre-training per source, once per sweep), so they run at one T (25, as the matched rows)
 #: and at three (NIST) or two (ADULT) of the six ε. RAP^softmax at its authors' defaults (up to
-#: 1,000 Adam steps per round) took 540–710 s of wall time per run on NIST reduced at T = 25
-#: (load 6–7, 4 runs), so it runs as they do, at T = 25 only. At paper scale a run is ≈ 2 s per
-#: round (T = 100) plus ≈ 220 s of pre-training per source: every successor line runs at
-#: T = 100 and ε = 0.1 and 1 (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the
-#: support question lives (shift λ = 0.3, 0.6).
+#: 1,000 Adam steps per round) took 52–92 s per run on NIST reduced at T = 25 (≈ 690 steps per
+#: round; 2 workers, load 1.5–4.7) and 17–54 s on ADULT; it runs as they do, at T = 25 only, on
+#: the GEM lines' ε. At paper scale a GEM^Pub run is ≈ 2 s per round (T = 100) plus ≈ 220 s of
+#: pre-training per source: GEM, GEM^Pub and PEP^Pub run at T = 100 and ε = 0.1 and 1
+#: (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the support question lives
+#: (shift λ = 0.3, 0.6); RAP^softmax is not a line there.
 SOTA_GRIDS = SuccessorGrids("10,25,50,84", "25", pep=True, gem_T="25",
                             gradient_axes=("eps=0.1,0.25,1.0",))
 SOTA_ADULT_GRIDS = SuccessorGrids("10,25,50,100", "25", gem_T="25",
