@@ -84,11 +84,14 @@ def test_matched_rows_carry_the_successor_lines_on_their_own_sources_at_matched_
     for algo in ("algo=gem_pub", "algo=pep_pub"):
         assert f"public={spec.publics}" in blocks[algo].overrides
     assert f"public={spec.public0}" in blocks["algo=gem"].overrides
-    for algo in ("algo=gem_pub", "algo=pep_pub", "algo=gem"):
+    assert f"public={spec.public0}" in blocks["algo=rap"].overrides
+    for algo in ("algo=gem_pub", "algo=pep_pub", "algo=gem", "algo=rap"):
         block = blocks[algo]
         assert any(o.startswith("eps_equiv=") for o in block.overrides), block
         assert all(o in block.overrides for o in spec.fixed), block
-    assert all("algo=rap" not in lines(key) for key in MATCHED_ROWS)   # no RAP^softmax line
+    for key in MATCHED_ROWS:
+        rap = lines(key)["algo=rap"].overrides
+        assert "T=25" in rap and "algo.marginals_per_round=2" in rap
 
 
 def test_gradient_lines_run_on_the_cut_axes_and_pep_lines_on_every_eps():
@@ -103,7 +106,8 @@ def test_gradient_lines_run_on_the_cut_axes_and_pep_lines_on_every_eps():
 
 def test_fig1_matched_runs_the_generator_lines_at_the_ends_of_the_eps_grid_only():
     """fig1_nist_matched: GEM^Pub and GEM at eps_equiv 0.1 and 1 (the cut grid), PEP^Pub at all
-    six; the other matched artefacts keep every ε for all three."""
+    six; the other matched artefacts keep every ε for those three; RAP^softmax runs at the two
+    ends in every matched artefact."""
     from experiments.release.catalogue import ARTEFACTS, EPS_EQUIV
     from experiments.release.sweep import expand
 
@@ -117,3 +121,5 @@ def test_fig1_matched_runs_the_generator_lines_at_the_ends_of_the_eps_grid_only(
         assert eps_of("fig1_nist_matched", algo) == {"eps_equiv=0.1", "eps_equiv=1.0"}
         assert eps_of("sota_matched", algo) == every
     assert eps_of("fig1_nist_matched", "pep_pub") == every
+    for artefact in ("fig1_nist_matched", "sota_matched", "nist_shift_matched"):
+        assert eps_of(artefact, "rap") == {"eps_equiv=0.1", "eps_equiv=1.0"}
