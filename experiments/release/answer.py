@@ -4,8 +4,8 @@ One table over every (private set, public source) of the signal-matched artefact
 (:data:`ARTEFACTS`, read from their committed ``runs.csv``), with four comparisons per cell:
 PMW^Pub − public only, PMW^Pub − AIM, JAM-PGM − AIM and PMW^Pub − best mixture, each at every
 paper-equivalent ε (Liu et al. 2021's grid); and a second table of the successors (Liu, Vietri &
-Wu 2021) where they were run: GEM^Pub − PMW^Pub, − GEM, − AIM, − JAM-PGM and PEP^Pub −
-PMW^Pub. The comparisons of both tables form one family, Holm-corrected together
+Wu 2021) where they were run: GEM^Pub − PMW^Pub, − GEM, − RAP^softmax, − AIM, − JAM-PGM and
+PEP^Pub − PMW^Pub. The comparisons of both tables form one family, Holm-corrected together
 (:mod:`experiments.release.paired`); a cell gives, per verdict, the ε at which it holds and
 the range of the mean differences there. ``python scripts/answer.py`` prints them (markdown) for
 ``results/README.md``.
@@ -28,10 +28,11 @@ COLUMNS = (("PMW^Pub", "public only"), ("PMW^Pub", "AIM"), ("JAM-PGM", "AIM"),
            ("PMW^Pub", "best mixture"))
 #: the successors' columns (a table of the rows where GEM^Pub or PEP^Pub ran): GEM^Pub against
 #: PMW^Pub, against the support's best mixture error (the floor that binds PMW^Pub), against GEM
-#: (what the public pre-training buys), against the PGM family without and with public data;
-#: PEP^Pub against PMW^Pub
+#: (what the public pre-training buys) and RAP^softmax (the other generator without public
+#: data), against the PGM family without and with public data; PEP^Pub against PMW^Pub
 SUCCESSOR_COLUMNS = (("GEM^Pub", "PMW^Pub"), ("GEM^Pub", "best mixture"), ("GEM^Pub", "GEM"),
-                     ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"), ("PEP^Pub", "PMW^Pub"))
+                     ("GEM^Pub", "RAP^softmax"), ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"),
+                     ("PEP^Pub", "PMW^Pub"))
 #: the lines compared with the best mixture error, also where it is a certified interval
 AGAINST_MIXTURE = {subject for subject, other in COLUMNS + SUCCESSOR_COLUMNS
                    if other == "best mixture"}

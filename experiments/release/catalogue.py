@@ -347,10 +347,11 @@ def _matched_successors(preset: str, spec: MatchedRow) -> list[Block]:
 MATCHED_LINE_BUILDERS.append(_matched_successors)
 #: the successors' questions (Liu, Vietri & Wu 2021): does GEM^Pub (PEP^Pub) beat PMW^Pub, does it
 #: go below the public support's best mixture error that bounds PMW^Pub, and what the public data
-#: adds to GEM
+#: adds to GEM and over RAP^softmax, the other product-mixture fit without public data (pairs
+#: exist only where both ran)
 SUCCESSOR_FAMILY: Family = (("GEM^Pub", "PMW^Pub"), ("PEP^Pub", "PMW^Pub"),
                             ("GEM^Pub", "public only"), ("GEM^Pub", "best mixture"),
-                            ("GEM^Pub", "GEM"))
+                            ("GEM^Pub", "GEM"), ("GEM^Pub", "RAP^softmax"))
 MATCHED_FAMILY += (*SUCCESSOR_FAMILY, ("GEM^Pub", "AIM"), ("GEM^Pub", "JAM-PGM"))
 #: sota and sota_adult: every line against AIM, what the private data add to PMW^Pub and JAM-PGM,
 #: and the successors' questions (with what PEP^Pub adds to its public data, and GEM^Pub against
