@@ -86,14 +86,17 @@ def test_successor_table_holds_the_rows_where_gem_pub_ran_same_family(tmp_path):
     gem = pmw.assign(algo="gem", line="r / GEM", source="", uses_public=False, T=25,
                      max_error=pmw["max_error"] + 0.01 + 0.0001 * pmw["run"],
                      config_hash="gem")
-    pd.concat([frame, gem_pub, gem], ignore_index=True).to_csv(folder / "runs.csv",
-                                                               index=False)
+    rap = gem.assign(algo="rap", line="r / RAP^softmax", config_hash="rap",
+                     max_error=gem["max_error"] + 0.01)
+    pd.concat([frame, gem_pub, gem, rap], ignore_index=True).to_csv(folder / "runs.csv",
+                                                                    index=False)
     text = answer_table(comparisons(root=tmp_path))
     assert "| private set (row) | public source | GEM^Pub − PMW^Pub | GEM^Pub − best mixture | " \
-           "GEM^Pub − GEM | GEM^Pub − AIM | GEM^Pub − JAM-PGM | PEP^Pub − PMW^Pub |" in text
+           "GEM^Pub − GEM | GEM^Pub − RAP^softmax | GEM^Pub − AIM | GEM^Pub − JAM-PGM | " \
+           "PEP^Pub − PMW^Pub |" in text
     row = [line for line in text.splitlines() if line.startswith("| r | TX-2019 |")][-1]
     cells = row.split(" | ")[2:]
-    assert cells[0].startswith("lower at") and cells[2].startswith("lower at")
-    assert cells[1] != "not run" and "not run" in cells[5]
+    assert all(cells[i].startswith("lower at") for i in (0, 2, 3))
+    assert cells[1] != "not run" and "not run" in cells[6]
     assert sum(line.startswith("| r | MA-2018 |") for line in text.splitlines()) == 1
-    assert "Family: 78 paired t-tests" in text   # 48 + 6 ε × 5 GEM^Pub comparisons
+    assert "Family: 84 paired t-tests" in text   # 48 + 6 ε × 6 GEM^Pub comparisons
