@@ -207,11 +207,11 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
 #: (:data:`PAPER_SCALE_SUCCESSOR_EPS`), GEM^Pub and PEP^Pub where the support question lives
 #: (shift λ = 0.3, 0.6). RAP^softmax is not a line there: a T = 10 run at ε = 1 took 7.3 s per
 #: round (704 Adam steps per round, load ≈ 5), so its 10 runs at T = 100 would add ≈ 2 h.
-#: PEP's and PEP^Pub's T grids start at 5 (a run takes ≈ 0.1–30 s): from 10 up, 10 was selected
-#: at every ε of `sota`.
-SOTA_GRIDS = SuccessorGrids("5,10,25,50,84", "25", pep=True, gem_T="25",
+#: PEP's and PEP^Pub's T grids start at 1, the smallest T there is (a run takes ≈ 0.1–30 s):
+#: on grids from 10 and then from 5 up, the lowest T was selected at most ε of `sota`.
+SOTA_GRIDS = SuccessorGrids("1,2,5,10,25,50,84", "25", pep=True, gem_T="25",
                             gradient_axes=("eps=0.1,0.25,1.0",))
-SOTA_ADULT_GRIDS = SuccessorGrids("5,10,25,50,100", "25", gem_T="25",
+SOTA_ADULT_GRIDS = SuccessorGrids("1,2,5,10,25,50,100", "25", gem_T="25",
                                   gradient_axes=("eps=0.1,1.0",))
 PAPER_SCALE_GRIDS = SuccessorGrids("100", None, public_axes=("public.shift=0.3,0.6",))
 PAPER_SCALE_SUCCESSOR_EPS = ("eps=0.1,1.0",)
