@@ -101,9 +101,14 @@ class Squared:
         return float(e @ e), self.plan.cells if self.active else 0, -2.0 * e
 
 
+def softmax_rows(params, _):
+    """RAP^softmax's parametrisation on :data:`SHAPE`."""
+    segments = generators.attribute_segments(SHAPE)
+    return generators.blockwise_softmax(params["logits"], segments, len(SHAPE))
+
+
 def test_fitter_step_is_adam_on_the_dense_loss(workload):
-    segments, count = generators.attribute_segments(SHAPE), len(SHAPE)
-    probs = lambda params, _: generators.blockwise_softmax(params["logits"], segments, count)  # noqa: E731
+    probs = softmax_rows
     fitter, plan = Fitter(probs), ProductPlan(workload)
     params = generators.init_rows(jax.random.PRNGKey(0), K, sum(SHAPE))
     targets = dense_answers(rows_t(4), workload, plan.marginals)
@@ -129,9 +134,7 @@ def test_fitter_step_is_adam_on_the_dense_loss(workload):
 
 
 def test_fitter_step_without_cells_changes_nothing(workload):
-    segments, count = generators.attribute_segments(SHAPE), len(SHAPE)
-    fitter = Fitter(lambda p, _: generators.blockwise_softmax(p["logits"], segments, count))
-    plan = ProductPlan(workload)
+    fitter, plan = Fitter(softmax_rows), ProductPlan(workload)
     params = generators.init_rows(jax.random.PRNGKey(1), K, sum(SHAPE))
     state = fitter.init_state(params)
     rule = Squared(plan, np.zeros(plan.cells), active=False)
