@@ -208,7 +208,7 @@ def successor_blocks(preset: str, row: str, public0: str, grids: SuccessorGrids,
 #: (shift λ = 0.3, 0.6). RAP^softmax is not a line there: a T = 10 run at ε = 1 took 7.3 s per
 #: round (704 Adam steps per round, load ≈ 5), so its 10 runs at T = 100 would add ≈ 2 h.
 #: PEP's and PEP^Pub's T grids start at 1, the smallest T there is (a run takes ≈ 0.1–30 s):
-#: on grids from 10 and then from 5 up, the lowest T was selected at most ε of `sota`.
+#: with a grid starting at 10 or at 5 they selected its lowest value at most ε of `sota`.
 SOTA_GRIDS = SuccessorGrids("1,2,5,10,25,50,84", "25", pep=True, gem_T="25",
                             gradient_axes=("eps=0.1,0.25,1.0",))
 SOTA_ADULT_GRIDS = SuccessorGrids("1,2,5,10,25,50,100", "25", gem_T="25",
