@@ -36,6 +36,19 @@ def rows_t(seed: int = 0) -> np.ndarray:
     return np.concatenate(blocks).astype(np.float32)
 
 
+def cell_rows(workload: MarginalWorkload, chosen) -> np.ndarray:
+    """(cells, 4): the rows of Pᵀ each cell multiplies, in plan order, padded with row D (a row
+    of ones appended to Pᵀ)."""
+    starts, pad = np.concatenate([[0], np.cumsum(SHAPE)[:-1]]), sum(SHAPE)
+    index = []
+    for w in chosen:
+        attrs = workload.marginals[w]
+        for cell in itertools.product(*(range(SHAPE[a]) for a in attrs)):
+            rows = [starts[a] + y for a, y in zip(attrs, cell)]
+            index.append(rows + [pad] * (4 - len(rows)))
+    return np.array(index)
+
+
 def dense_answers(Pt: np.ndarray, workload: MarginalWorkload, chosen) -> np.ndarray:
     """Each chosen marginal's cells in C order, by the definition (loops over cells)."""
     starts = np.concatenate([[0], np.cumsum(SHAPE)[:-1]])
@@ -71,18 +84,11 @@ def test_gradient_is_the_jacobian_transpose_times_the_coefficients(workload):
     rng = np.random.default_rng(3)
     coef = rng.standard_normal(plan.cells)
     coef[rng.random(plan.cells) < 0.4] = 0.0          # skipped prefixes too
-    starts = np.concatenate([[0], np.cumsum(SHAPE)[:-1]])
+    index = cell_rows(workload, plan.marginals)
 
     def objective(P):
-        total, i = 0.0, 0
-        for w in plan.marginals:
-            attrs = workload.marginals[w]
-            for cell in itertools.product(*(range(SHAPE[a]) for a in attrs)):
-                term = jnp.ones(K)
-                for a, y in zip(attrs, cell):
-                    term = term * P[starts[a] + y]
-                total, i = total + coef[i] * term.mean(), i + 1
-        return total
+        padded = jnp.concatenate([P, jnp.ones((1, K), P.dtype)])
+        return jnp.dot(jnp.asarray(coef, P.dtype), jnp.prod(padded[index], axis=1).mean(axis=1))
 
     expected = np.asarray(jax.grad(objective)(jnp.asarray(Pt, dtype=jnp.float32)))
     got = product_kernels.gradient(Pt, plan, coef)
@@ -114,12 +120,12 @@ def test_fitter_step_is_adam_on_the_dense_loss(workload):
     targets = dense_answers(rows_t(4), workload, plan.marginals)
     rule = Squared(plan, targets)
 
+    index = cell_rows(workload, plan.marginals)
+
     def dense_loss(p):
         Pt = probs(p, None).T
-        q = jnp.stack([jnp.prod(jnp.stack([Pt[int(np.sum(SHAPE[:a])) + y] for a, y in
-                                           zip(workload.marginals[w], cell)]), 0).mean()
-                       for w in plan.marginals for cell in
-                       itertools.product(*(range(SHAPE[a]) for a in workload.marginals[w]))])
+        padded = jnp.concatenate([Pt, jnp.ones((1, K), Pt.dtype)])
+        q = jnp.prod(padded[index], axis=1).mean(axis=1)
         return jnp.sum((jnp.asarray(targets, jnp.float32) - q) ** 2)
 
     adam = optax.scale_by_adam(b1=0.9, b2=0.999, eps=1e-8)
