@@ -1,0 +1,75 @@
+#!/usr/bin/env python
+"""Milliseconds per call of the product-mixture kernels (GEM's and RAP^softmax's answers and
+gradients, :mod:`pubpriv_core.algorithms.product_kernels`) on an artefact's problem.
+
+Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_product_kernels.py [--dataset
+nist|adult] [--marginals 50] [--K 1000] [--repeats 50]``. The plan holds ``--marginals`` 3-way
+marginals drawn with seed 0 (NIST reduced MA-2019: all 84 3-way marginals to draw from; ADULT:
+the artefacts' W = 256 workload), Pᵀ random rows, ``coef`` random on every cell (``gradient``)
+or on 10,000 of them (``gradient, 10k cells``: RAP^softmax's ``max_idxs`` subset), as float32.
+Run it with ``PYTHONPATH`` at another checkout to time that tree's kernels on the same inputs.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from experiments.console import positive_int, run_or_fail
+
+SUBSET = 10_000
+
+
+def problem(dataset: str):
+    """The workload of ``dataset`` as the artefacts build it (``sota`` / ``sota_adult``)."""
+    from pubpriv_core import api
+    if dataset == "nist":
+        data = api.load("nist_acs", "dataset", public_options={"year": 2018},
+                        dataset_options={"region": "ma", "year": 2019, "reduced": True})
+        return api.workload(data, k=3)
+    return api.workload(api.load("adult"), k=3, size=256)
+
+
+def per_call_ms(fn, repeats: int) -> float:
+    fn()                                            # compile / load the cached kernels
+    tick = time.perf_counter()
+    for _ in range(repeats):
+        fn()
+    return (time.perf_counter() - tick) / repeats * 1e3
+
+
+def bench(args) -> None:
+    from pubpriv_core.algorithms import product_kernels as pk
+    workload = problem(args.dataset)
+    rng = np.random.default_rng(0)
+    chosen = np.sort(rng.choice(workload.num_marginals, min(args.marginals,
+                                                            workload.num_marginals),
+                                replace=False))
+    plan = pk.ProductPlan(workload, chosen)
+    Pt = (rng.random((plan.dim, args.K)) / 3).astype(np.float32)
+    coef = rng.standard_normal(plan.cells)
+    cells = np.sort(rng.choice(plan.cells, min(plan.cells, SUBSET), replace=False))
+    sparse = np.zeros(plan.cells)
+    sparse[cells] = coef[cells]
+    print(f"{args.dataset}: {len(chosen)} marginals, {plan.cells} cells, D = {plan.dim}, "
+          f"K = {args.K}")
+    for name, fn in (("answers", lambda: pk.answers(Pt, plan)),
+                     ("gradient", lambda: pk.gradient(Pt, plan, coef)),
+                     (f"gradient, {len(cells)} cells", lambda: pk.gradient(Pt, plan, sparse)),
+                     (f"answers of {len(cells)} listed cells",
+                      lambda: pk.cell_answers(Pt, plan, cells))):
+        print(f"  {name}: {per_call_ms(fn, args.repeats):.2f} ms per call")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", choices=("nist", "adult"), default="nist")
+    parser.add_argument("--marginals", type=positive_int, default=50)
+    parser.add_argument("--K", type=positive_int, default=1000)
+    parser.add_argument("--repeats", type=positive_int, default=50)
+    run_or_fail(bench, parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()
