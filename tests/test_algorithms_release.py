@@ -212,3 +212,28 @@ def test_lp_time_limit_falls_back_to_the_mw_estimate(biased_problem):
     mw = run_algorithm("best_mixture", biased_problem, eps=1.0, delta=1e-6, T=1, rng=None,
                        method="mw")
     assert mw.trace["mixture_upper"] == mw.trace["mw_value"] >= f >= mw.trace["mixture_lower"]
+
+
+def test_a_release_runs_on_one_blas_thread(biased_problem, monkeypatch):
+    """``run_algorithm`` limits BLAS to one thread for the release, and restores the caller's
+    setting after it (two threads here, so the limit is seen whatever the machine's cores)."""
+    import sys
+    import types
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from pubpriv_core import algorithms
+
+    def blas_threads() -> list[int]:
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    seen = []
+    probe = types.ModuleType("blas_probe")
+    probe.run = lambda problem, **kwargs: seen.append(blas_threads())
+    monkeypatch.setitem(sys.modules, "blas_probe", probe)
+    monkeypatch.setitem(algorithms.ALGORITHMS, "blas_probe", ("blas_probe", "run"))
+    with threadpool_limits(limits=2, user_api="blas"):
+        run_algorithm("blas_probe", biased_problem, eps=1.0, delta=1e-6, T=1,
+                      rng=np.random.default_rng(0))
+        assert set(blas_threads()) == {2}
+    assert seen and set(seen[0]) == {1}

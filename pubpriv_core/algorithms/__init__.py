@@ -11,12 +11,21 @@ algorithm's module defines ``check(problem, *, eps, delta, T, **options)`` (a mo
 algorithms one ``check_<name>`` each) beside its run function
 (:mod:`~pubpriv_core.algorithms.budget_checks`), and the runner calls it for every job before
 anything is written.
+
+Every release runs with one BLAS thread (``threadpoolctl``): the algorithms' BLAS calls are
+vector-sized (Private-PGM's Armijo inner products, tree einsums, score reductions), where
+OpenBLAS's extra threads cost more than they gain and, with another process on the cores, spin
+against it (JAM-PGM on ADULT at ε = 0.1, one run beside a 2-worker sweep: 231.5 s with
+OpenBLAS's two threads, 53.6 s with one, the same record; ``scripts/bench_blas_threads.py``).
+joblib's loky workers already start with one BLAS thread each on this 2-core machine, so a
+release now computes in the same arithmetic whichever way it is launched.
 """
 from __future__ import annotations
 
 from importlib import import_module
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
 
@@ -40,10 +49,12 @@ ALGORITHMS = {
 
 def run_algorithm(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
                   rng: np.random.Generator, **options) -> Release:
-    """Run algorithm ``name`` on ``problem`` with target (``eps``, ``delta``) and ``T`` rounds."""
+    """Run algorithm ``name`` on ``problem`` with target (``eps``, ``delta``) and ``T`` rounds,
+    on one BLAS thread (module docstring)."""
     module, function = ALGORITHMS[_known(name)]
-    return getattr(import_module(module), function)(problem, eps=eps, delta=delta, T=T, rng=rng,
-                                                    **options)
+    run = getattr(import_module(module), function)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return run(problem, eps=eps, delta=delta, T=T, rng=rng, **options)
 
 
 def check_algorithm(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
