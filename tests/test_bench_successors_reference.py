@@ -2,6 +2,9 @@
 asked for run, runs already recorded are skipped, the order alternates with the seed's parity,
 and the table pairs only the seeds both codes ran."""
 import json
+import sys
+
+import pytest
 
 from experiments.release.bench import successors
 
@@ -49,3 +52,18 @@ def test_code_runs_only_that_codes_runs(tmp_path, monkeypatch):
     successors.interleave("py", tmp_path, "gem_pub", [3, 4], 50, tmp_path / "r.jsonl", 200,
                           ("pubpriv",))
     assert calls == [("pubpriv", 3), ("pubpriv", 4)]
+
+
+def test_the_reference_pretraining_sees_its_package_and_fails_in_one_line(tmp_path):
+    """The pre-training script runs in the checkout with its ``src`` package importable; a
+    failing script is a RuntimeError naming the reference's last line."""
+    script = tmp_path / "examples" / "run" / "nondp" / "run_gen_nn.py"
+    script.parent.mkdir(parents=True)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("")
+    script.write_text("import src, pathlib\npathlib.Path('pretrained').write_text('ok')\n")
+    successors.reference_pretrain(sys.executable, tmp_path, "adult_pub", 1)
+    assert (tmp_path / "pretrained").read_text() == "ok"
+    script.write_text("raise SystemExit('no public rows')\n")
+    with pytest.raises(RuntimeError, match="pre-training failed .*no public rows"):
+        successors.reference_pretrain(sys.executable, tmp_path, "adult_pub", 1)

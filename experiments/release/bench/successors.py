@@ -117,6 +117,17 @@ def reference_pretrain_command(python: str, public: str, steps: int) -> list[str
             "--save_best", "--test_seed", "0"]
 
 
+def reference_pretrain(python: str, checkout: Path, public: str, steps: int) -> None:
+    """:func:`reference_pretrain_command` run in ``checkout`` (its ``src`` package on the
+    path); a failure is a ``RuntimeError`` naming the reference's last line of output."""
+    env = dict(os.environ, PYTHONPATH=str(checkout), OMP_NUM_THREADS=str(REFERENCE_THREADS))
+    done = subprocess.run(reference_pretrain_command(python, public, steps), cwd=checkout,
+                          capture_output=True, text=True, check=False, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"the reference's public pre-training failed ({done.returncode}): "
+                           f"{done.stderr.strip().splitlines()[-1:]}")
+
+
 #: torch threads of the reference: one (with OMP_NUM_THREADS=1) ran a generator step 4–6×
 #: faster than two on this shared 2-core machine (load 30–40: OpenMP's spinning threads)
 REFERENCE_THREADS = 1
@@ -156,8 +167,7 @@ def interleave(python: str, checkout: Path, algo: str, seeds: list[int], T: int,
         public = write_public(checkout, data, rows)
         target = checkout / "save" / "Gen_NN_NonDP" / public
         if not any(target.rglob("best.pt")):
-            subprocess.run(reference_pretrain_command(python, public, pretrain_steps),
-                           cwd=checkout, check=True, capture_output=True)
+            reference_pretrain(python, checkout, public, pretrain_steps)
     prob = problem(data, rows)
     done = {(r["code"], r["seed"]) for r in read(out) if r["algo"] == algo and r["T"] == T}
     for seed in seeds:
