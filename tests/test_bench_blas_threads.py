@@ -27,3 +27,9 @@ def test_before_must_be_a_checkout(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         bench_main(["--before", str(tmp_path)])
     assert stop.value.code == 2 and "holds no run.py" in capsys.readouterr().err
+
+
+def test_traces_are_compared_without_their_timings():
+    untimed = load_script("bench_blas_threads").untimed
+    assert untimed({"steps": [3, 4], "rounds_cpu_s": 1.5, "pretrain_s": 2.0}) == {"steps": [3, 4]}
+    assert untimed(0.25) == 0.25
