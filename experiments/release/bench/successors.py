@@ -118,14 +118,9 @@ def reference_pretrain_command(python: str, public: str, steps: int) -> list[str
 
 
 def reference_pretrain(python: str, checkout: Path, public: str, steps: int) -> None:
-    """:func:`reference_pretrain_command` run in ``checkout`` (its ``src`` package on the
-    path); a failure is a ``RuntimeError`` naming the reference's last line of output."""
-    env = dict(os.environ, PYTHONPATH=str(checkout), OMP_NUM_THREADS=str(REFERENCE_THREADS))
-    done = subprocess.run(reference_pretrain_command(python, public, steps), cwd=checkout,
-                          capture_output=True, text=True, check=False, env=env)
-    if done.returncode != 0:
-        raise RuntimeError(f"the reference's public pre-training failed ({done.returncode}): "
-                           f"{done.stderr.strip().splitlines()[-1:]}")
+    """:func:`reference_pretrain_command` run in ``checkout`` (:func:`in_reference`)."""
+    in_reference(reference_pretrain_command(python, public, steps), checkout,
+                 "public pre-training")
 
 
 #: torch threads of the reference: one (with OMP_NUM_THREADS=1) ran a generator step 4–6×
@@ -141,15 +136,26 @@ def run_reference(python: str, checkout: Path, algo: str, seed: int, T: int,
                "--threads", str(REFERENCE_THREADS), *extra]
     if public:
         command += ["--dataset-pub", public]
-    env = dict(os.environ, OMP_NUM_THREADS=str(REFERENCE_THREADS),
-               MKL_NUM_THREADS=str(REFERENCE_THREADS))
+    lines = [line for line in in_reference(command, checkout, "run").splitlines()
+             if line.startswith("{")]
+    if not lines:
+        raise RuntimeError("the reference run printed no result line")
+    return json.loads(lines[-1])
+
+
+def in_reference(command: list[str], checkout: Path, what: str) -> str:
+    """``command`` run in ``checkout`` with its ``src`` package on the path and
+    :data:`REFERENCE_THREADS` threads; its stdout. A failure is a ``RuntimeError`` naming
+    ``what`` and the reference's last line of stderr."""
+    threads = str(REFERENCE_THREADS)
+    env = dict(os.environ, PYTHONPATH=str(checkout), OMP_NUM_THREADS=threads,
+               MKL_NUM_THREADS=threads)
     done = subprocess.run(command, cwd=checkout, capture_output=True, text=True, check=False,
                           env=env)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"the reference run failed ({done.returncode}): "
-                           f"{done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(lines[-1])
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"the reference's {what} failed ({done.returncode}): {last}")
+    return done.stdout
 
 
 CODES = ("pubpriv", "reference")
