@@ -59,16 +59,24 @@ def run_release(name: str, out: Path, release_kwargs: dict) -> int:
     return reproduce(name, out=str(out), command=["all", name], **release_kwargs)
 
 
-def run_theory_target(name: str, out: Path, quick: bool) -> int:
-    """One theory preset or the bound curves; bad input or missing data is one line, status 2;
-    a failed block one line, status 1."""
+def run_theory_target(name: str, out: Path, quick: bool, launcher=None) -> int:
+    """One theory preset or the bound curves (a preset as one Slurm job with two cores when a
+    :class:`~experiments.release.slurm.SlurmLauncher` is given); bad input or missing data is
+    one line, status 2; a failed block or Slurm job one line, status 1."""
+    from experiments.release.slurm import SlurmJobsFailed
     from pubpriv_core.data.paths import DataUnavailableError
 
     try:
-        reproduce_theory(name, out, quick)
+        if launcher is not None and name != BOUNDS:
+            launcher.call(reproduce_theory, name, out, quick, folder=out / "slurm")
+        else:
+            reproduce_theory(name, out, quick)
     except (KeyError, ValueError, DataUnavailableError) as err:
         print(f"error: {name}: {' '.join(str(err).split())}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except SlurmJobsFailed as err:
+        print(f"error: {name}: {err}", file=sys.stderr)
+        return EXIT_FAULT
     except RuntimeError as err:     # a block that failed (a solver error): finished ones are kept
         print(f"error: {name}: {' '.join(str(err).split())}; its finished blocks are kept under "
               f"{out / 'records'}; re-running resumes after them", file=sys.stderr)
@@ -113,7 +121,7 @@ def reproduce_all(root: Path, *, quick: bool = False, release_kwargs: dict | Non
             continue
         print(f"[all] {name} -> {out}", flush=True)
         run = (lambda: run_release(name, out, release_kwargs)) if kind == "release" else \
-            (lambda: run_theory_target(name, out, quick))
+            (lambda: run_theory_target(name, out, quick, release_kwargs.get("launcher")))
         status, wall = timed(run)
         rows.append(Timing(name, kind, "done" if status == 0 else f"exit {status}", wall, str(out)))
         print(f"[all] {name}: {wall:.1f} s ({'done' if status == 0 else f'exit {status}'})", flush=True)

@@ -32,6 +32,9 @@
              --results-dir DIR (records) --no-run (collect + plot; with no records, redraw
              the committed results/<artefact>/runs.csv) --into runs|results (outputs under
              runs/artefacts/, the default, or into the committed results/) --out DIR
+             --launcher slurm (the sweeps as Slurm arrays, one task per problem group, with
+             the resources of hydra/launcher=slurm; theory presets one job each)
+             --launcher-option KEY=VALUE (a field of that preset, e.g. partition=debug)
 
 The artefacts are listed in :mod:`experiments.release.catalogue`; the work is
 :func:`experiments.release.reproduce.reproduce`, for the theory presets
@@ -43,9 +46,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments.console import ArgumentParser, worker_count
+from experiments.console import ArgumentParser, UserError, worker_count
 from experiments.release.catalogue import ALIASES, ARTEFACTS
 from experiments.release.reproduce import reproduce
+from experiments.release.slurm import SlurmLauncher
 from experiments.release.tuning import METHODS
 from experiments.reproduce_all import output_root, reproduce_all, run_theory_target
 from experiments.theory.reproduce import BOUNDS, THEORY, theory_out
@@ -75,16 +79,28 @@ def main(argv: list[str] | None = None) -> int:
                              "results/<artefact>/runs.csv beside the new ones")
     parser.add_argument("--no-run", action="store_true",
                         help="only collect, select and plot (no records: the committed runs.csv)")
+    parser.add_argument("--launcher", choices=("joblib", "slurm"), default="joblib",
+                        help="joblib workers on this machine (--jobs), or Slurm array tasks with "
+                             "the resources of hydra/launcher=slurm")
+    parser.add_argument("--launcher-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="with --launcher slurm: a field of conf/hydra/launcher/slurm.yaml "
+                             "(partition=debug, mem_gb=4, timeout_min=60)")
     args = parser.parse_args(argv)
+    if args.launcher_option and args.launcher != "slurm":
+        parser.error("--launcher-option applies to --launcher slurm")
+    try:
+        launcher = SlurmLauncher(tuple(args.launcher_option)) if args.launcher == "slurm" else None
+    except UserError as err:
+        parser.error(str(err))
     if args.artefact in OTHERS:
         if args.algos or args.with_committed:
             parser.error("--algos and --with-committed apply to one query-release artefact, "
                          f"not {args.artefact}")
-        return dispatch(args)
+        return dispatch(args, launcher)
     return reproduce(args.artefact, quick=args.quick, tuning=args.tuning, jobs=args.jobs,
                      settings=args.set, data_root=args.data_root, results_dir=args.results_dir,
                      out=args.out, no_run=args.no_run, into=args.into, algos=args.algos,
-                     with_committed=args.with_committed,
+                     with_committed=args.with_committed, launcher=launcher,
                      command=list(sys.argv[1:] if argv is None else argv))
 
 
@@ -96,17 +112,19 @@ def algo_list(text: str) -> tuple[str, ...]:
     return names
 
 
-def dispatch(args) -> int:
+def dispatch(args, launcher: SlurmLauncher | None) -> int:
     """``all`` (``--out``: the root of the artefacts' folders), a theory preset or the bound
     curves (``--out``: its folder); without ``--out`` the roots of
     :func:`experiments.reproduce_all.output_root`."""
     root = output_root(quick=args.quick, into=args.into)
     if args.artefact == "all":
         release = {"tuning": args.tuning, "jobs": args.jobs, "settings": args.set,
-                   "data_root": args.data_root, "results_dir": args.results_dir, "no_run": args.no_run}
-        return reproduce_all(Path(args.out) if args.out else root, quick=args.quick, release_kwargs=release)
+                   "data_root": args.data_root, "results_dir": args.results_dir,
+                   "no_run": args.no_run, "launcher": launcher}
+        return reproduce_all(Path(args.out) if args.out else root, quick=args.quick,
+                             release_kwargs=release)
     out = Path(args.out) if args.out else theory_out(root, args.artefact)
-    return run_theory_target(args.artefact, out, args.quick)
+    return run_theory_target(args.artefact, out, args.quick, launcher)
 
 
 if __name__ == "__main__":

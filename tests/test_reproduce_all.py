@@ -1,8 +1,23 @@
 """``reproduce.py all``: every target in order, a table of wall times, and a failing theory block
-reported as one line (status 1) without stopping the targets after it."""
+reported as one line (status 1) without stopping the targets after it; with a Slurm launcher a
+theory preset runs as one job and its failure is one line too."""
 from __future__ import annotations
 
 from experiments import reproduce_all
+from experiments.release.slurm import SlurmJobsFailed
+
+
+class Launcher:
+    """Records what would go to Slurm; ``fail`` makes the job fail as submitit reports it."""
+
+    def __init__(self, fail=False):
+        self.calls, self.fail = [], fail
+
+    def call(self, fn, *args, folder, cpus=2):
+        self.calls.append((fn.__name__, args, folder, cpus))
+        if self.fail:
+            raise SlurmJobsFailed(f"1 of 1 Slurm tasks failed (first: job 7: MemoryError); "
+                                  f"their logs are under {folder}")
 
 
 def test_a_failing_theory_block_is_one_line_and_status_1(monkeypatch, tmp_path, capsys):
@@ -21,7 +36,8 @@ def test_every_target_runs_and_the_table_names_each_status(monkeypatch, tmp_path
     monkeypatch.setattr(reproduce_all, "run_release",
                         lambda name, out, kwargs: seen.append(name) or 0)
     monkeypatch.setattr(reproduce_all, "run_theory_target",
-                        lambda name, out, quick: seen.append(name) or (1 if "liu" in name else 0))
+                        lambda name, out, quick, launcher: seen.append(name) or
+                        (1 if "liu" in name else 0))
     status = reproduce_all.reproduce_all(tmp_path)
     assert status == 1
     names = [name for name, _, _ in reproduce_all.targets(tmp_path)]
@@ -31,3 +47,23 @@ def test_every_target_runs_and_the_table_names_each_status(monkeypatch, tmp_path
     table = (tmp_path / "walltimes.md").read_text()
     assert "| theory_liu2021 | theory | exit 1 |" in table
     assert "skipped: needs internet" in table and "Total wall time" in table
+
+
+def test_with_a_launcher_a_theory_preset_is_one_slurm_job_and_bounds_stay_here(monkeypatch,
+                                                                               tmp_path):
+    here = []
+    monkeypatch.setattr(reproduce_all, "reproduce_theory", lambda *args: here.append(args))
+    launcher = Launcher()
+    assert reproduce_all.run_theory_target("theory_alon2019", tmp_path, True, launcher) == 0
+    assert launcher.calls == [("<lambda>", ("theory_alon2019", tmp_path, True),
+                               tmp_path / "slurm", 2)]
+    assert reproduce_all.run_theory_target(reproduce_all.BOUNDS, tmp_path, False, launcher) == 0
+    assert here == [(reproduce_all.BOUNDS, tmp_path, False)] and len(launcher.calls) == 1
+
+
+def test_a_failed_slurm_job_of_a_theory_preset_is_one_line_and_status_1(tmp_path, capsys):
+    status = reproduce_all.run_theory_target("theory_alon2019", tmp_path, False, Launcher(True))
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("error: theory_alon2019: 1 of 1 Slurm tasks failed (first: job 7: "
+                          "MemoryError)")

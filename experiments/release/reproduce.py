@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +26,7 @@ from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
 from experiments.release.figures import line_labels, plot_artefact, plt, runtime_table, tuning_note
+from experiments.release.slurm import SlurmJobsFailed
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
 from experiments.release.sweep import SweepReport, compose_jobs, expand, run_sweep
@@ -99,12 +101,14 @@ def plan(artefact: Artefact, settings: list[str], quick: bool,
     return Plan(list(configs.values()), frame, tuned, sorted(every))
 
 
-def run_stages(work: Plan, no_run: bool, jobs: int) -> SweepReport | None:
-    """Sweep the plan, then each second stage (:mod:`experiments.release.stages`) the records
-    call for, until none is left; with ``no_run`` only the stages already stored are planned."""
+def run_stages(work: Plan, no_run: bool, jobs: int, launcher=None) -> SweepReport | None:
+    """Sweep the plan (``jobs`` joblib workers, or the Slurm ``launcher``), then each second
+    stage (:mod:`experiments.release.stages`) the records call for, until none is left; with
+    ``no_run`` only the stages already stored are planned."""
     from experiments.release.stages import T_EXTENSION, next_stage
 
-    reports = [] if no_run else [run_sweep(work.configs, n_jobs=jobs)]
+    sweep = partial(run_sweep, n_jobs=jobs, launcher=launcher)
+    reports = [] if no_run else [sweep(work.configs)]
     for _ in range(len(T_EXTENSION) + 2):
         try:
             table = collect_plan(work)
@@ -114,7 +118,7 @@ def run_stages(work: Plan, no_run: bool, jobs: int) -> SweepReport | None:
         if not new:
             break
         if not no_run:
-            reports.append(run_sweep(new, n_jobs=jobs))
+            reports.append(sweep(new))
     if not reports:
         return None
     return SweepReport(*(sum(getattr(r, k) for r in reports)
@@ -233,7 +237,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
               settings: list[str] | None = None, data_root: str | None = None,
               results_dir: str | None = None, out: str | None = None, no_run: bool = False,
               into: str = "runs", command: list[str] | None = None,
-              algos: tuple[str, ...] = (), with_committed: bool = False) -> int:
+              algos: tuple[str, ...] = (), with_committed: bool = False, launcher=None) -> int:
     """Sweep, collect, select and draw artefact ``name`` (or an alias); returns the exit status.
 
     ``settings`` are overrides applied to every block; ``command`` is the command line recorded
@@ -241,8 +245,11 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     the lines left out; ``with_committed`` draws those from the committed runs.csv). With
     ``no_run`` nothing is computed: the stored records are collected, or, when there are none,
     the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
-    ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. Bad input is one ``error:``
-    line (status 2), a failed write one line (status 1), Ctrl-C the records kept (status 130)."""
+    ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. A
+    :class:`~experiments.release.slurm.SlurmLauncher` runs the sweeps as Slurm arrays instead
+    of ``jobs`` joblib workers (a run-time artefact one task at a time). Bad input is one
+    ``error:`` line (status 2), a failed write or failed Slurm tasks one line (status 1), Ctrl-C
+    the records kept (status 130)."""
     tick = time.perf_counter()
     artefact = ARTEFACTS[ALIASES.get(name, name)]
     tuning = tuning or artefact.tuning
@@ -251,6 +258,9 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     settings += [f"results_dir={results_dir}"] if results_dir else []
     folder = output_folder(artefact, quick=quick, into=into, out=out)
     jobs = 1 if artefact.kind == "runtime" else jobs
+    if launcher is not None and artefact.kind == "runtime":
+        launcher = launcher.with_options("array_parallelism=1")
+    workers = f"{jobs} worker(s)" if launcher is None else "Slurm array tasks (hydra/launcher=slurm)"
     folders: list[str] = []
     try:
         writable_folder(folder, "--out")
@@ -259,14 +269,14 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         left_out = lines_left_out(artefact, work, algos)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
-            report = run_stages(work, no_run, jobs)
+            report = run_stages(work, no_run, jobs, launcher)
         table, source = collect_or_committed(work, artefact, no_run)
         table = table[table["algo"].isin(algos)] if algos else table
         if committed is not None:
             table = pd.concat([committed[0], table], ignore_index=True)
             left_out += [f"- the lines of the other algorithms: {len(committed[0])} runs of the "
                          f"committed `{committed[1].relative_to(REPO)}` (`--with-committed`)"]
-        notes = run_notes(command or [], artefact, tuning, report, jobs,
+        notes = run_notes(command or [], artefact, tuning, report, workers,
                           time.perf_counter() - tick, source) + left_out
         if report is None or report.skipped:   # keep the provenance of the stored records
             earlier = previous_notes(source.parent if source else folder)
@@ -279,6 +289,9 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         return EXIT_BAD_INPUT
     except OSError as err:                # disk full, read-only, permissions: one line
         print(f"error: {write_failure(err, folders)}", file=sys.stderr)
+        return EXIT_FAULT
+    except SlurmJobsFailed as err:
+        print(f"error: {err}", file=sys.stderr)
         return EXIT_FAULT
     except KeyboardInterrupt:
         print(interrupted(folders), file=sys.stderr)
@@ -366,7 +379,7 @@ def previous_notes(out: Path) -> list[str]:
             if line.startswith("- ") and not line.startswith(("- redrawn", "- lines:"))]
 
 
-def run_notes(argv: list[str], artefact: Artefact, tuning: str, report, jobs: int,
+def run_notes(argv: list[str], artefact: Artefact, tuning: str, report, workers: str,
               wall: float, source: Path | None = None) -> list[str]:
     """The provenance lines of summary.md: command, tuning, wall time, machine, commit."""
     command = " ".join(["python scripts/reproduce.py", *argv])
@@ -382,6 +395,6 @@ def run_notes(argv: list[str], artefact: Artefact, tuning: str, report, jobs: in
     tuned = [] if artefact.kind == "runtime" else [
         f"- hyper-parameters (T; DualQuery η, s): {tuning}"]
     return [f"- command: `{command}`", *tuned,
-            f"- sweep: {done}; {jobs} worker(s); wall time up to collection {wall:.1f} s",
+            f"- sweep: {done}; {workers}; wall time up to collection {wall:.1f} s",
             f"- machine: {machine()}; commit {commit}"]
 

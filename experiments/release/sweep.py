@@ -229,21 +229,26 @@ def run_group(group: Sequence[Task]) -> tuple[float, int]:
 
 
 def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = False,
-              check: bool = True, log=None) -> SweepReport:
-    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers,
-    printing ``task i/N`` lines with the elapsed time and the time left, and one closing line
-    (:mod:`experiments.progress`)."""
+              check: bool = True, log=None, launcher=None) -> SweepReport:
+    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers, or,
+    given a :class:`~experiments.release.slurm.SlurmLauncher`, as one Slurm array task per
+    problem group (job files under ``<results_dir>/slurm/``); prints ``task i/N`` lines with the
+    elapsed time and the time left, and one closing line (:mod:`experiments.progress`)."""
     log = log or (lambda text: print(text, flush=True))
     tick = time.perf_counter()
     if check:
         check_all(configs)
     todo, skipped = pending_tasks(configs, force)
     groups = group_tasks(todo)
+    where = "Slurm array tasks" if launcher else f"{n_jobs} worker(s)"
     log(f"{len(configs)} configs, {len(todo) + skipped} tasks: {skipped} stored, "
-        f"{len(todo)} to run in {len(groups)} problem groups on {n_jobs} worker(s)")
+        f"{len(todo)} to run in {len(groups)} problem groups on {where}")
     progress = Progress(total=len(todo), unit="task")
     times = []
-    if n_jobs == 1:
+    if launcher is not None:
+        folder = results_dirs(configs)[0] / "slurm" / time.strftime("%Y%m%d-%H%M%S")
+        finished = launcher.map(run_group, groups, folder)
+    elif n_jobs == 1:
         finished = map(run_group, groups)
     else:
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
