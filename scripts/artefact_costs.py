@@ -2,7 +2,10 @@
 """Where an artefact's time goes: its records' run times summed per algorithm (and per public
 source within an algorithm), beside the artefact's wall time as its summary.md states it.
 
-Usage: ``python scripts/artefact_costs.py [results/fig1_nist ...] [--by public]``. Reads each
+Usage: ``python scripts/artefact_costs.py [results/fig1_nist ...] [--by public]``, or
+``--walltimes ROOT`` for the table of a ``reproduce.py all`` run under ROOT: each artefact's
+wall time (its ``walltimes.csv``), runs, summed run time, slowest run and runs over 60 s, as the
+README's table of wall times prints it. Reads each
 folder's ``runs.csv`` (one row per run, ``runtime_s`` = the algorithm's own time, without
 building the problem or writing the record) and the ``wall time`` of its ``summary.md``. The
 run times were measured beside other work on a shared 2-core machine, so they add up to the
@@ -57,11 +60,45 @@ def report(folders: list[str], by_public: bool) -> None:
         print()
 
 
+#: a run slower than this misses the project's per-run goal (seconds)
+SLOW_RUN_S = 60.0
+
+
+def walltime_rows(root: Path) -> list[str]:
+    """Markdown rows of the ``reproduce.py all`` run under ``root``: artefact, status, wall
+    time, and from its ``runs.csv`` (release artefacts) the runs, summed run time, slowest run
+    (algorithm) and the count of runs over ``SLOW_RUN_S``."""
+    table = root / "walltimes.csv"
+    if not table.is_file():
+        raise ValueError(f"{root} has no walltimes.csv; pass the --out folder of "
+                         "`python scripts/reproduce.py all`")
+    rows = ["| artefact | status | wall time | runs | summed run time | slowest run | runs > 60 s |",
+            "|---|---|---|---|---|---|---|"]
+    for line in pd.read_csv(table).itertuples():
+        runs_csv = Path(line.out) / "runs.csv"
+        cells = ["", "", "", ""]
+        if line.kind == "release" and runs_csv.is_file():
+            runs = pd.read_csv(runs_csv, usecols=["algo", "runtime_s"])
+            slowest = runs.loc[runs.runtime_s.idxmax()]
+            cells = [f"{len(runs):,}", f"{runs.runtime_s.sum():,.0f} s",
+                     f"{slowest.runtime_s:.1f} s ({slowest.algo})",
+                     f"{int((runs.runtime_s > SLOW_RUN_S).sum())}"]
+        rows.append(f"| {line.artefact} | {line.status} | {line.wall_s / 60:.1f} min | "
+                    + " | ".join(cells) + " |")
+    total = pd.read_csv(table).wall_s.sum()
+    return rows + ["", f"Total {total / 60:.1f} min ({total / 3600:.2f} h)."]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", default=list(DEFAULT))
     parser.add_argument("--by", choices=("algo", "public"), default="algo")
+    parser.add_argument("--walltimes", metavar="ROOT",
+                        help="the table of a `reproduce.py all --out ROOT` run")
     args = parser.parse_args(argv)
+    if args.walltimes:
+        print("\n".join(run_or_fail(walltime_rows, Path(args.walltimes))))
+        return
     run_or_fail(report, args.folders, args.by == "public")
 
 

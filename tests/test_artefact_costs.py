@@ -1,0 +1,32 @@
+"""``scripts/artefact_costs.py --walltimes ROOT``: the README's table of a ``reproduce.py all``
+run, from its walltimes.csv and each release artefact's runs.csv."""
+import pandas as pd
+import pytest
+
+from runner_helpers import load_script
+
+costs = load_script("artefact_costs")
+
+
+def test_walltime_rows_name_the_slowest_run_and_the_runs_over_a_minute(tmp_path):
+    fig = tmp_path / "fig2_adult_bias"
+    fig.mkdir()
+    pd.DataFrame({"algo": ["pmwpub", "aim", "aim"], "runtime_s": [1.0, 61.0, 75.5]}).to_csv(
+        fig / "runs.csv", index=False)
+    pd.DataFrame([("fig2", "release", "done", 600.0, str(fig)),
+                  ("theory_liu2021", "theory", "exit 1", 1200.0, str(tmp_path / "theory")),
+                  ("fig1_acs", "release", "skipped: needs internet", 0.0, str(tmp_path / "x"))],
+                 columns=["artefact", "kind", "status", "wall_s", "out"]).to_csv(
+        tmp_path / "walltimes.csv", index=False)
+    rows = costs.walltime_rows(tmp_path)
+    assert rows[2] == "| fig2 | done | 10.0 min | 3 | 138 s | 75.5 s (aim) | 2 |"
+    assert rows[3] == "| theory_liu2021 | exit 1 | 20.0 min |  |  |  |  |"
+    assert rows[-1] == "Total 30.0 min (0.50 h)."
+
+
+def test_a_root_without_the_table_is_one_error_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        costs.main(["--walltimes", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip() == (f"error: {tmp_path} has no walltimes.csv; pass the "
+                                               "--out folder of `python scripts/reproduce.py all`")
