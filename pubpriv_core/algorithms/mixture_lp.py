@@ -314,7 +314,8 @@ class _LevelModel:
         ones = sp.csr_matrix(np.ones((new.size, 1)))
         _add_rows(self.highs, sp.hstack([rows, ones]).tocsr(), target, np.full(new.size, _INF))
         _add_rows(self.highs, sp.hstack([rows, -ones]).tocsr(), np.full(new.size, -_INF), target)
-        if _run(self.highs, time_limit) != highspy.HighsModelStatus.kOptimal:
+        if _run_warm(self.highs, time_limit, 2 * int(self.known.sum())) != \
+                highspy.HighsModelStatus.kOptimal:
             raise RuntimeError("best-mixture LP: the restricted level LP was not solved")
         return float(self.highs.getInfo().objective_function_value)
 

@@ -21,6 +21,9 @@ Two more groups of settings, chosen by ``--only``:
   ``core`` = 256 rows of the public model at shift 0.3 plus uniform decoys, A_0 uniform), built
   by the sweep's own :func:`~experiments.theory.liu2021.sweep_record` inputs for s = 1,024,
   2,048, 4,096 and every trial, solved by the route its ``best_mixture_error`` takes;
+* ``liu2021 m=… shift=… trial=…`` — the exact LPs of the same preset's ``mixture`` block at its
+  largest public sizes (m = 3,000 and 10,000 samples, n = 50,000), drawn as
+  :func:`~experiments.theory.liu2021.mixture_record` draws them;
 * ``paper scale shift=…`` — ``fig1_paper_scale``'s problem (synthetic ``acs_full``,
   n = 130,000, a 130,000-row public source per shift, W = 4,096), where the incidence matrix
   (532M non-zeros) is not built: the solver runs on the engine
@@ -68,6 +71,10 @@ LIU2021_SIZES, LIU2021_TRIALS = (1024, 2048, 4096), 5
 PAPER_SHIFTS = (0.0, 0.1, 0.3, 0.6)
 SETTINGS += [(f"liu2021 s={s} trial={r}", ("liu2021", s, r))
              for s in LIU2021_SIZES for r in range(LIU2021_TRIALS)]
+#: liu2021's mixture-vs-m sweep: its exact LPs at the largest public sizes (lp_max_m)
+LIU2021_M = (3000, 10000)
+SETTINGS += [(f"liu2021 m={m} shift={shift:g} trial={r}", ("liu2021-m", m, shift, r))
+             for m in LIU2021_M for shift in (0.0, 0.3, 0.6) for r in range(LIU2021_TRIALS)]
 SETTINGS += [(f"paper scale shift={shift:g}", ["experiment=fig1_paper_scale", "algo=best_mixture",
                                                f"public.shift={shift}"])
              for shift in PAPER_SHIFTS]
@@ -87,6 +94,18 @@ def liu2021_problem(s: int, trial: int):
                               workload_seed=cfg.seed)
 
 
+def liu2021_mixture_problem(m: int, shift: float, trial: int):
+    """The problem of trial ``trial`` with m public samples at ``shift`` of liu2021's
+    ``mixture`` sweep, as :func:`~experiments.theory.liu2021.mixture_record` draws it."""
+    from experiments.theory.runner import compose, stream_rng
+    from pubpriv_core.learning import liu2021 as lv
+
+    cfg = compose(["experiment=theory_liu2021"]).experiment
+    setting = lv.Setting(cfg.preset, float(shift), cfg.model_seed, cfg.k)
+    return lv.draw_problem(setting, int(cfg.mixture.n), m,
+                           stream_rng(cfg.seed, 1, int(1000 * shift), m, trial))
+
+
 def _progress(cpu: float, floor: float):
     """A callback printing the interval after the descent and each round, with the wall and
     CPU seconds of the solve so far (so a loaded run tells what a quiet one gets in its time)."""
@@ -104,6 +123,8 @@ def measure(overrides, with_mw: bool, time_limit: float, show_progress: bool = F
     liu2021 trial)."""
     if overrides[0] == "liu2021":
         problem = liu2021_problem(*overrides[1:])
+    elif overrides[0] == "liu2021-m":
+        problem = liu2021_mixture_problem(*overrides[1:])
     else:
         cfg = compose_exact(overrides)
         with data_context(cfg.get("data_root")):
