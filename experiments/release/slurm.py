@@ -24,7 +24,8 @@ from experiments.console import UserError
 #: others (Slurm-only) take a ``slurm_`` prefix
 GENERIC = ("timeout_min", "cpus_per_task", "gpus_per_node", "tasks_per_node", "mem_gb", "nodes",
            "name", "stderr_to_stdout")
-#: fields that are not job parameters (the job folder is the launcher's; the target is Hydra's)
+#: fields that are not job parameters: Hydra's target, the job folder (the driver's) and the
+#: requeue count on timeouts (the tasks are not checkpointed)
 NOT_PARAMETERS = ("_target_", "submitit_folder", "max_num_timeout")
 #: one group is one process: one core per array task unless an option says otherwise
 DEFAULTS = ("cpus_per_task=1", "name=pubpriv-reproduce")
@@ -36,8 +37,8 @@ class SlurmJobsFailed(RuntimeError):
 
 def preset(options: Sequence[str] = ()) -> dict[str, Any]:
     """The fields of ``hydra/launcher=slurm`` with ``DEFAULTS`` and then ``options`` applied
-    (``key=value``; an unknown key is a one-line error listing the known ones)."""
-    import yaml
+    (``key=value``, values typed as Hydra parses them; an unknown key is a one-line error
+    listing the known ones)."""
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
@@ -54,8 +55,18 @@ def preset(options: Sequence[str] = ()) -> dict[str, Any]:
             known = ", ".join(k for k in fields if k not in NOT_PARAMETERS)
             raise UserError(f"--launcher-option {option!r}: write KEY=VALUE with KEY one of the "
                             f"Slurm preset's fields: {known}")
-        fields[key] = yaml.safe_load(value) if value else None
+        fields[key] = _value(option)
     return fields
+
+
+def _value(option: str) -> Any:
+    """The typed value of ``key=value`` (``mem_gb=4`` → 4, ``partition=debug`` → "debug")."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        return OverridesParser.create().parse_overrides([option])[0].value()
+    except Exception as err:        # a parse error of Hydra's grammar: one line
+        raise UserError(f"--launcher-option {option!r}: {' '.join(str(err).split())}") from None
 
 
 def parameters(fields: dict[str, Any]) -> dict[str, Any]:
