@@ -108,6 +108,7 @@ class CalibrationPlan:
     def __init__(self, sizes: dict, cliques, parent, preorder, children, separator, hosts,
                  maximal, offsets):
         self.sizes, self.cliques = sizes, [tuple(c) for c in cliques]
+        self.maximal = [tuple(m) for m in maximal]
         n = len(self.cliques)
         self.preorder = np.asarray(preorder, dtype=np.int64)
         self.parent = np.asarray(parent, dtype=np.int64)
