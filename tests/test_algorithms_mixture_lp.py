@@ -105,16 +105,20 @@ def test_any_spread_over_marginals_reaches_the_plain_lp(per_group):
     assert solution.lower <= solution.value <= solution.lower + TOL
 
 
-def test_the_level_rises_above_the_floor_when_the_cells_cannot_all_be_met():
-    # a floor of 0 with a support that misses the private data: f > c, so the restricted
-    # level LP must raise τ and the nearest-μ model is re-solved at the new level
+def level_rising():
+    """(plain LP, constraint generation) with a floor of 0 and a support that misses the
+    private data: f > c, so the restricted level LP must raise τ and the nearest-μ model is
+    re-solved at the new level."""
     p = problem(11, 50, k=2, size=None, skew=4.0)
     present, _ = _split(p.public_answerer, p.true_answers)
     matrix = present_incidence(p.public_answerer)
     target = p.true_answers[present]
-    direct = plain_lp(matrix, target, 0.0, 60.0)
-    solution = constraint_generation(matrix, target, 0.0, p.public_weights, 60.0,
-                                     groups=p.workload.marginal_of(present))
+    return plain_lp(matrix, target, 0.0, 60.0), constraint_generation(
+        matrix, target, 0.0, p.public_weights, 60.0, groups=p.workload.marginal_of(present))
+
+
+def test_the_level_rises_above_the_floor_when_the_cells_cannot_all_be_met():
+    direct, solution = level_rising()
     assert solution.lower > 0.0
     assert solution.value == pytest.approx(direct.value, abs=1e-8)
 
@@ -293,13 +297,7 @@ def test_the_level_lp_restarts_within_a_pivot_budget_too(monkeypatch):
     monkeypatch.setattr(mixture_lp, "_run_warm", lambda highs, limit, rows: warm.append(highs)
                         or run_warm(highs, limit, rows))
     monkeypatch.setattr(mixture_lp, "warm_budget", lambda rows: 0)
-    p = problem(11, 50, k=2, size=None, skew=4.0)
-    present, _ = _split(p.public_answerer, p.true_answers)
-    matrix = present_incidence(p.public_answerer)
-    target = p.true_answers[present]
-    direct = plain_lp(matrix, target, 0.0, 60.0)
-    solution = constraint_generation(matrix, target, 0.0, p.public_weights, 60.0,
-                                     groups=p.workload.marginal_of(present))
+    direct, solution = level_rising()
     assert levels and any(highs is levels[0].highs for highs in warm)
     assert solution.lower > 0.0 and solution.value == pytest.approx(direct.value, abs=1e-8)
 
