@@ -59,3 +59,18 @@ def test_bad_theory_input_is_one_line_and_exit_2(capsys):
         assert info.value.code == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("error: ") and "\n" not in err
+
+
+def test_a_theory_experiment_runs_on_one_blas_thread(monkeypatch, tmp_path):
+    """As its blocks do in joblib's workers, so n_jobs = 1 computes in the same arithmetic."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    seen = []
+    monkeypatch.setitem(theory.REGISTRY, "blas_probe", lambda cfg: seen.append(
+        [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]))
+    monkeypatch.setitem(theory.PARTS, "blas_probe", ())
+    with threadpool_limits(limits=2, user_api="blas"):
+        theory.run_theory(OmegaConf.create({"name": "blas_probe", "out": str(tmp_path)}))
+        after = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert seen and seen[0] and set(seen[0]) == {1}
+    assert set(after) == {2}                    # the caller's setting is restored

@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
+from threadpoolctl import threadpool_limits
 
 from experiments.console import (EXIT_FAULT, EXIT_INTERRUPTED, fail, hydra_error_line,
                                  quiet_workers, write_failure_line)
@@ -92,7 +93,9 @@ def _lookup(name: str) -> Callable[[DictConfig], None]:
 
 def run_theory(cfg: DictConfig) -> None:
     """Dispatch a composed config to its registered experiment, after the checks that need no
-    work: the experiment and its parts exist, the output folder can be written."""
+    work: the experiment and its parts exist, the output folder can be written. The experiment
+    runs on one BLAS thread, as its blocks do in joblib's workers, so a preset computes in the
+    same arithmetic whatever its ``n_jobs`` (as ``run_algorithm`` does for a release)."""
     node = cfg.experiment if "experiment" in cfg else cfg
     if "name" not in node:
         raise KeyError("theory config has no 'name'; set experiment.name to a registered experiment")
@@ -104,7 +107,8 @@ def run_theory(cfg: DictConfig) -> None:
         raise ValueError(f"experiment.parts has unknown {unknown}; choose from {known}")
     if node.get("parts") is not None and not node.parts:
         raise ValueError(f"experiment.parts is empty, nothing would run; choose from {known}")
-    fn(node)
+    with threadpool_limits(limits=1, user_api="blas"):
+        fn(node)
 
 
 def theory_presets() -> list[str]:
