@@ -4,7 +4,10 @@ saying so), the theory presets and the bound curves (:mod:`experiments.theory.re
 
 Each artefact is run, resumed from its records, and timed; a line per artefact and the total are
 printed, and the table of wall times is written to ``<root>/walltimes.md`` and ``walltimes.csv``
-(rewritten after every artefact, so an interrupted run keeps the times measured so far). Output
+(rewritten after every artefact, so an interrupted run keeps the times measured so far).
+``only`` runs a subset of the targets (e.g. those an interrupted run did not reach): the rows of
+the other artefacts already in the table are kept, so the table of one root gathers the runs
+made into it. Output
 folders under ``root`` follow the layout of ``results/``: ``<root>/<folder of the artefact>``,
 ``<root>/theory/<paper>``, ``<root>/bounds``.
 """
@@ -34,6 +37,7 @@ class Timing:
     status: str
     wall_s: float
     out: str
+    load_1min: float = float("nan")     # the load average when the artefact finished
 
 
 def output_root(*, quick: bool, into: str) -> Path:
@@ -98,23 +102,35 @@ def timed(fn: Callable[[], int]) -> tuple[int, float]:
 
 
 def write_table(root: Path, rows: list[Timing], total: float) -> None:
-    """``walltimes.csv`` and ``walltimes.md`` (with the load average at writing) under ``root``."""
+    """``walltimes.csv`` and ``walltimes.md`` under ``root``: this run's rows, and the rows of
+    other artefacts an earlier run into ``root`` wrote, in the order of :func:`targets`."""
     root.mkdir(parents=True, exist_ok=True)
     frame = pd.DataFrame([r.__dict__ for r in rows])
+    if (root / "walltimes.csv").is_file():
+        earlier = pd.read_csv(root / "walltimes.csv")
+        frame = pd.concat([earlier[~earlier.artefact.isin(frame.artefact)], frame])
+    order = {name: i for i, (name, _, _) in enumerate(targets(root))}
+    frame = frame.sort_values("artefact", key=lambda names: names.map(order))
     frame.to_csv(root / "walltimes.csv", index=False)
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    lines = ["| artefact | kind | status | wall time | output |", "|---|---|---|---|---|"]
-    lines += [f"| {r.artefact} | {r.kind} | {r.status} | {r.wall_s / 60:.1f} min | `{r.out}` |" for r in rows]
-    lines += ["", f"Total wall time {total / 60:.1f} min on {os.cpu_count()} cores; load average "
-                  f"(1/5/15 min) at the end {load}."]
+    lines = ["| artefact | kind | status | wall time | load at its end | output |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {r.artefact} | {r.kind} | {r.status} | {r.wall_s / 60:.1f} min | "
+              f"{'–' if pd.isna(r.load_1min) else f'{r.load_1min:.1f}'} | `{r.out}` |"
+              for r in frame.itertuples()]
+    lines += ["", f"Sum of the rows {frame.wall_s.sum() / 60:.1f} min on {os.cpu_count()} cores "
+                  f"(this run {total / 60:.1f} min)."]
     (root / "walltimes.md").write_text("\n".join(lines) + "\n")
 
 
-def reproduce_all(root: Path, *, quick: bool = False, release_kwargs: dict | None = None) -> int:
-    """Run every artefact into ``root``; returns 0, or the first non-zero status (130 stops)."""
+def reproduce_all(root: Path, *, quick: bool = False, release_kwargs: dict | None = None,
+                  only: tuple[str, ...] = ()) -> int:
+    """Run every artefact (or those named in ``only``) into ``root``; returns 0, or the first
+    non-zero status (130 stops)."""
     release_kwargs = {"quick": quick, **(release_kwargs or {})}
     rows, worst, start = [], 0, time.perf_counter()
     for name, kind, out in targets(root):
+        if only and name not in only:
+            continue
         if kind == "release" and ARTEFACTS[name].needs_internet:
             print(f"skip {name}: needs the internet (ACS files via folktables)", flush=True)
             rows.append(Timing(name, kind, "skipped: needs internet", 0.0, str(out)))
@@ -123,7 +139,8 @@ def reproduce_all(root: Path, *, quick: bool = False, release_kwargs: dict | Non
         run = (lambda: run_release(name, out, release_kwargs)) if kind == "release" else \
             (lambda: run_theory_target(name, out, quick, release_kwargs.get("launcher")))
         status, wall = timed(run)
-        rows.append(Timing(name, kind, "done" if status == 0 else f"exit {status}", wall, str(out)))
+        rows.append(Timing(name, kind, "done" if status == 0 else f"exit {status}", wall, str(out),
+                           os.getloadavg()[0]))
         print(f"[all] {name}: {wall:.1f} s ({'done' if status == 0 else f'exit {status}'})", flush=True)
         worst = worst or status
         write_table(root, rows, time.perf_counter() - start)

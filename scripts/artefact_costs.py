@@ -66,15 +66,16 @@ SLOW_RUN_S = 60.0
 
 def walltime_rows(root: Path) -> list[str]:
     """Markdown rows of the ``reproduce.py all`` run under ``root``: artefact, status, wall
-    time, and from its ``runs.csv`` (release artefacts) the runs, summed run time, slowest run
+    time, the load average when it finished, and from its ``runs.csv`` (release artefacts) the runs, summed run time, slowest run
     (algorithm) and the count of runs over ``SLOW_RUN_S``."""
     table = root / "walltimes.csv"
     if not table.is_file():
         raise ValueError(f"{root} has no walltimes.csv; pass the --out folder of "
                          "`python scripts/reproduce.py all`")
-    rows = ["| artefact | status | wall time | runs | summed run time | slowest run | runs > 60 s |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| artefact | status | wall time | load | runs | summed run time | slowest run | "
+            "runs > 60 s |", "|---|---|---|---|---|---|---|---|"]
     for line in pd.read_csv(table).itertuples():
+        load = getattr(line, "load_1min", float("nan"))
         runs_csv = Path(line.out) / "runs.csv"
         cells = ["", "", "", ""]
         if line.kind == "release" and runs_csv.is_file():
@@ -84,7 +85,7 @@ def walltime_rows(root: Path) -> list[str]:
                      f"{slowest.runtime_s:.1f} s ({slowest.algo})",
                      f"{int((runs.runtime_s > SLOW_RUN_S).sum())}"]
         rows.append(f"| {line.artefact} | {line.status} | {line.wall_s / 60:.1f} min | "
-                    + " | ".join(cells) + " |")
+                    f"{'' if pd.isna(load) else f'{load:.1f}'} | " + " | ".join(cells) + " |")
     total = pd.read_csv(table).wall_s.sum()
     return rows + ["", f"Total {total / 60:.1f} min ({total / 3600:.2f} h)."]
 

@@ -35,6 +35,8 @@
              --launcher slurm (the sweeps as Slurm arrays, one task per problem group, with
              the resources of hydra/launcher=slurm; theory presets one job each)
              --launcher-option KEY=VALUE (a field of that preset, e.g. partition=debug)
+             --targets a,b (with all: only these artefacts, theory presets or bounds; the
+             table keeps the other rows an earlier run into the same root wrote)
 
 The artefacts are listed in :mod:`experiments.release.catalogue`; the work is
 :func:`experiments.release.reproduce.reproduce`, for the theory presets
@@ -51,7 +53,7 @@ from experiments.release.catalogue import ALIASES, ARTEFACTS
 from experiments.release.reproduce import reproduce
 from experiments.release.slurm import SlurmLauncher
 from experiments.release.tuning import METHODS
-from experiments.reproduce_all import output_root, reproduce_all, run_theory_target
+from experiments.reproduce_all import output_root, reproduce_all, run_theory_target, targets
 from experiments.theory.reproduce import BOUNDS, THEORY, theory_out
 
 OTHERS = ("all", BOUNDS, *THEORY)
@@ -85,7 +87,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--launcher-option", action="append", default=[], metavar="KEY=VALUE",
                         help="with --launcher slurm: a field of conf/hydra/launcher/slurm.yaml "
                              "(partition=debug, mem_gb=4, timeout_min=60)")
+    parser.add_argument("--targets", type=algo_list, default=(), metavar="NAME[,NAME...]",
+                        help="with all: run only these targets (artefacts, theory presets, "
+                             "bounds), e.g. those an interrupted run did not reach")
     args = parser.parse_args(argv)
+    if args.targets:
+        known = [name for name, _, _ in targets(Path("."))]
+        unknown = sorted(set(args.targets) - set(known))
+        if args.artefact != "all" or unknown:
+            parser.error(f"--targets applies to all and names its targets ({', '.join(known)})"
+                         + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
     if args.launcher_option and args.launcher != "slurm":
         parser.error("--launcher-option applies to --launcher slurm")
     try:
@@ -105,10 +116,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def algo_list(text: str) -> tuple[str, ...]:
-    """``pmwpub,aim`` → ("aim", "pmwpub")."""
+    """``pmwpub,aim`` → ("aim", "pmwpub") (the names of --algos or --targets)."""
     names = tuple(sorted({part.strip() for part in text.split(",") if part.strip()}))
     if not names:
-        raise argparse.ArgumentTypeError("needs algorithm names, e.g. --algos pmwpub,dualquery")
+        raise argparse.ArgumentTypeError("needs names, e.g. --algos pmwpub,dualquery or "
+                                         "--targets fig2,table1")
     return names
 
 
@@ -122,7 +134,7 @@ def dispatch(args, launcher: SlurmLauncher | None) -> int:
                    "data_root": args.data_root, "results_dir": args.results_dir,
                    "no_run": args.no_run, "launcher": launcher}
         return reproduce_all(Path(args.out) if args.out else root, quick=args.quick,
-                             release_kwargs=release)
+                             release_kwargs=release, only=args.targets)
     out = Path(args.out) if args.out else theory_out(root, args.artefact)
     return run_theory_target(args.artefact, out, args.quick, launcher)
 

@@ -13,14 +13,16 @@ def test_walltime_rows_name_the_slowest_run_and_the_runs_over_a_minute(tmp_path)
     fig.mkdir()
     pd.DataFrame({"algo": ["pmwpub", "aim", "aim"], "runtime_s": [1.0, 61.0, 75.5]}).to_csv(
         fig / "runs.csv", index=False)
-    pd.DataFrame([("fig2", "release", "done", 600.0, str(fig)),
-                  ("theory_liu2021", "theory", "exit 1", 1200.0, str(tmp_path / "theory")),
-                  ("fig1_acs", "release", "skipped: needs internet", 0.0, str(tmp_path / "x"))],
-                 columns=["artefact", "kind", "status", "wall_s", "out"]).to_csv(
+    pd.DataFrame([("fig2", "release", "done", 600.0, str(fig), 2.04),
+                  ("theory_liu2021", "theory", "exit 1", 1200.0, str(tmp_path / "theory"), 3.0),
+                  ("fig1_acs", "release", "skipped: needs internet", 0.0, str(tmp_path / "x"),
+                   None)],
+                 columns=["artefact", "kind", "status", "wall_s", "out", "load_1min"]).to_csv(
         tmp_path / "walltimes.csv", index=False)
     rows = costs.walltime_rows(tmp_path)
-    assert rows[2] == "| fig2 | done | 10.0 min | 3 | 138 s | 75.5 s (aim) | 2 |"
-    assert rows[3] == "| theory_liu2021 | exit 1 | 20.0 min |  |  |  |  |"
+    assert rows[2] == "| fig2 | done | 10.0 min | 2.0 | 3 | 138 s | 75.5 s (aim) | 2 |"
+    assert rows[3] == "| theory_liu2021 | exit 1 | 20.0 min | 3.0 |  |  |  |  |"
+    assert rows[4] == "| fig1_acs | skipped: needs internet | 0.0 min |  |  |  |  |  |"
     assert rows[-1] == "Total 30.0 min (0.50 h)."
 
 

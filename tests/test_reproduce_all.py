@@ -3,8 +3,14 @@ reported as one line (status 1) without stopping the targets after it; with a Sl
 theory preset runs as one job and its failure is one line too."""
 from __future__ import annotations
 
+import pandas as pd
+import pytest
+
 from experiments import reproduce_all
 from experiments.release.slurm import SlurmJobsFailed
+from runner_helpers import load_script
+
+reproduce_main = load_script("reproduce").main
 
 
 class Launcher:
@@ -46,7 +52,7 @@ def test_every_target_runs_and_the_table_names_each_status(monkeypatch, tmp_path
     assert seen == offline                       # a failure does not stop the later targets
     table = (tmp_path / "walltimes.md").read_text()
     assert "| theory_liu2021 | theory | exit 1 |" in table
-    assert "skipped: needs internet" in table and "Total wall time" in table
+    assert "skipped: needs internet" in table and "Sum of the rows" in table
 
 
 def test_with_a_launcher_a_theory_preset_is_one_slurm_job_and_bounds_stay_here(monkeypatch,
@@ -67,3 +73,31 @@ def test_a_failed_slurm_job_of_a_theory_preset_is_one_line_and_status_1(tmp_path
     assert status == 1 and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("error: theory_alon2019: 1 of 1 Slurm tasks failed (first: job 7: "
                           "MemoryError)")
+
+
+def test_a_run_of_some_targets_keeps_the_other_rows_of_the_table(monkeypatch, tmp_path):
+    seen = []
+    monkeypatch.setattr(reproduce_all, "run_release",
+                        lambda name, out, kwargs: seen.append(name) or 0)
+    monkeypatch.setattr(reproduce_all, "run_theory_target",
+                        lambda name, out, quick, launcher: seen.append(name) or 0)
+    reproduce_all.reproduce_all(tmp_path, only=("fig2", "table1"))
+    reproduce_all.reproduce_all(tmp_path, only=("theory_alon2019", "table1"))
+    assert seen == ["fig2", "table1", "table1", "theory_alon2019"]
+    table = pd.read_csv(tmp_path / "walltimes.csv")
+    assert list(table.artefact) == ["fig2", "table1", "theory_alon2019"]   # catalogue order
+    assert table.load_1min.notna().all()
+    assert "Sum of the rows" in (tmp_path / "walltimes.md").read_text()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["all", "--targets", "fig2,nope"], "unknown: nope"),
+    (["fig2", "--targets", "fig2"], "--targets applies to all"),
+])
+def test_bad_targets_are_one_line_before_any_work(argv, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        reproduce_main(argv)
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and message in err and "\n" not in err
+    assert not (tmp_path / "runs").exists()
