@@ -72,7 +72,9 @@ def test_an_artefact_through_reproduce_with_the_slurm_launcher(tmp_path):
         text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "problem groups on Slurm array tasks" in proc.stdout
-    assert proc.stderr.count("Bypassing sacct error") <= 1      # said once, not at every poll
+    # submitit's warning passes once, not at every poll (printed by at most two handlers:
+    # submitit's own and the root logger's)
+    assert proc.stderr.count("Bypassing sacct error") <= 2
     groups = int(proc.stdout.split(" to run in ")[1].split()[0])
     logs = list((records / "slurm").glob("*/*/*_log.out"))
     assert len(logs) >= groups                  # each problem group ran as an array task
