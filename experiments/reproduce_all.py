@@ -56,6 +56,11 @@ def targets(root: Path) -> list[tuple[str, str, Path]]:
     return release + theory + [(BOUNDS, "bounds", theory_out(root, BOUNDS))]
 
 
+def target_names() -> list[str]:
+    """The names ``--targets`` may give, in the order ``all`` runs them."""
+    return [name for name, _, _ in targets(Path("."))]
+
+
 def run_release(name: str, out: Path, release_kwargs: dict) -> int:
     """One release artefact through :func:`experiments.release.reproduce.reproduce`."""
     from experiments.release.reproduce import reproduce
@@ -109,7 +114,7 @@ def write_table(root: Path, rows: list[Timing], total: float) -> None:
     if (root / "walltimes.csv").is_file():
         earlier = pd.read_csv(root / "walltimes.csv")
         frame = pd.concat([earlier[~earlier.artefact.isin(frame.artefact)], frame])
-    order = {name: i for i, (name, _, _) in enumerate(targets(root))}
+    order = {name: i for i, name in enumerate(target_names())}
     frame = frame.sort_values("artefact", key=lambda names: names.map(order))
     frame.to_csv(root / "walltimes.csv", index=False)
     lines = ["| artefact | kind | status | wall time | load at its end | output |",

@@ -74,7 +74,8 @@ def walltime_rows(root: Path) -> list[str]:
                          "`python scripts/reproduce.py all`")
     rows = ["| artefact | status | wall time | load | runs | summed run time | slowest run | "
             "runs > 60 s |", "|---|---|---|---|---|---|---|---|"]
-    for line in pd.read_csv(table).itertuples():
+    timings = pd.read_csv(table)
+    for line in timings.itertuples():
         load = getattr(line, "load_1min", float("nan"))
         runs_csv = Path(line.out) / "runs.csv"
         cells = ["", "", "", ""]
@@ -86,7 +87,7 @@ def walltime_rows(root: Path) -> list[str]:
                      f"{int((runs.runtime_s > SLOW_RUN_S).sum())}"]
         rows.append(f"| {line.artefact} | {line.status} | {line.wall_s / 60:.1f} min | "
                     f"{'' if pd.isna(load) else f'{load:.1f}'} | " + " | ".join(cells) + " |")
-    total = pd.read_csv(table).wall_s.sum()
+    total = timings.wall_s.sum()
     return rows + ["", f"Total {total / 60:.1f} min ({total / 3600:.2f} h)."]
 
 

@@ -45,7 +45,7 @@ def timed_run(overrides: list[str]) -> tuple[dict, float]:
         return result
 
     pgm_calibrate.CalibrationPlan.calibrate = counted
-    tick = time.perf_counter()
+    argv, tick = sys.argv, time.perf_counter()
     with tempfile.TemporaryDirectory() as records:
         sys.argv = ["run.py", *overrides, "runs=1", f"results_dir={records}",
                     "hydra.sweeper.params={}", "progress=false"]
@@ -55,7 +55,7 @@ def timed_run(overrides: list[str]) -> tuple[dict, float]:
             if done.code:
                 raise ValueError(f"run.py {' '.join(overrides)} failed (status {done.code})")
         finally:
-            pgm_calibrate.CalibrationPlan.calibrate = calibrate
+            pgm_calibrate.CalibrationPlan.calibrate, sys.argv = calibrate, argv
     return {key: (plans[key], *value) for key, value in calls.items()}, time.perf_counter() - tick
 
 

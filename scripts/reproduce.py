@@ -53,7 +53,8 @@ from experiments.release.catalogue import ALIASES, ARTEFACTS
 from experiments.release.reproduce import reproduce
 from experiments.release.slurm import SlurmLauncher
 from experiments.release.tuning import METHODS
-from experiments.reproduce_all import output_root, reproduce_all, run_theory_target, targets
+from experiments.reproduce_all import (output_root, reproduce_all, run_theory_target,
+                                       target_names)
 from experiments.theory.reproduce import BOUNDS, THEORY, theory_out
 
 OTHERS = ("all", BOUNDS, *THEORY)
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the CSVs, figure and summary under runs/artefacts/ (default) "
                              "or into the committed results/<artefact>/")
     parser.add_argument("--out", help="output folder (replaces --into)")
-    parser.add_argument("--algos", type=algo_list, default=(), metavar="NAME[,NAME...]",
+    parser.add_argument("--algos", type=name_list, default=(), metavar="NAME[,NAME...]",
                         help="run and draw only these algorithms' blocks (the summary names the "
                              "lines left out; re-run without it to add them)")
     parser.add_argument("--with-committed", action="store_true",
@@ -87,12 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--launcher-option", action="append", default=[], metavar="KEY=VALUE",
                         help="with --launcher slurm: a field of conf/hydra/launcher/slurm.yaml "
                              "(partition=debug, mem_gb=4, timeout_min=60)")
-    parser.add_argument("--targets", type=algo_list, default=(), metavar="NAME[,NAME...]",
+    parser.add_argument("--targets", type=name_list, default=(), metavar="NAME[,NAME...]",
                         help="with all: run only these targets (artefacts, theory presets, "
                              "bounds), e.g. those an interrupted run did not reach")
     args = parser.parse_args(argv)
     if args.targets:
-        known = [name for name, _, _ in targets(Path("."))]
+        known = target_names()
         unknown = sorted(set(args.targets) - set(known))
         if args.artefact != "all" or unknown:
             parser.error(f"--targets applies to all and names its targets ({', '.join(known)})"
@@ -101,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--launcher-option applies to --launcher slurm")
     try:
         launcher = SlurmLauncher(tuple(args.launcher_option)) if args.launcher == "slurm" else None
+        if launcher is not None and not args.no_run:
+            launcher.check_cluster()
     except UserError as err:
         parser.error(str(err))
     if args.artefact in OTHERS:
@@ -115,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                      command=list(sys.argv[1:] if argv is None else argv))
 
 
-def algo_list(text: str) -> tuple[str, ...]:
+def name_list(text: str) -> tuple[str, ...]:
     """``pmwpub,aim`` → ("aim", "pmwpub") (the names of --algos or --targets)."""
     names = tuple(sorted({part.strip() for part in text.split(",") if part.strip()}))
     if not names:

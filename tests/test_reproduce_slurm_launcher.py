@@ -120,3 +120,40 @@ def test_a_run_time_artefact_runs_one_slurm_task_at_a_time(monkeypatch, tmp_path
             reproduce.reproduce(name, out=str(tmp_path / name), launcher=SlurmLauncher())
     assert seen[0].options == ("array_parallelism=1",) and seen[1].options == ()
     assert preset(seen[0].options)["array_parallelism"] == 1
+
+
+def test_a_refused_submission_is_one_line_before_any_task(tmp_path):
+    """No cluster answers sbatch (or there is no sbatch): one SlurmJobsFailed line."""
+    def refusing(folder, params):
+        class Refused:
+            def map_array(self, fn, items):
+                raise submitit.core.utils.FailedJobError(
+                    "sbatch: error: fetch_config: DNS SRV lookup failed\n"
+                    "sbatch: fatal: Could not establish a configuration source")
+        return Refused()
+    launcher = SlurmLauncher(backend=refusing)
+    with pytest.raises(SlurmJobsFailed, match=r"^Slurm refused the submission \(sbatch: fatal: "
+                                              r"Could not establish a configuration source\)"):
+        list(launcher.map(math.factorial, [1, 2], tmp_path / "jobs"))
+
+
+def test_no_cluster_is_said_before_any_work(monkeypatch):
+    import shutil
+    import subprocess
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(UserError, match="sinfo is not installed here"):
+        SlurmLauncher().check_cluster()
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    seen = []
+    monkeypatch.setattr(subprocess, "run", lambda command, **kw: seen.append(command) or
+                        subprocess.CompletedProcess(command, 1, "", "sinfo: error: x\n"
+                                                    "sinfo: fatal: no configuration source\n"))
+    with pytest.raises(UserError, match=r"no Slurm cluster answers \(sinfo: fatal: no "
+                                        r"configuration source\)") as info:
+        SlurmLauncher(("partition=debug",)).check_cluster()
+    assert "\n" not in str(info.value) and seen == [["sinfo", "-h", "-p", "debug"]]
+    monkeypatch.setattr(subprocess, "run", lambda command, **kw: subprocess.CompletedProcess(
+        command, 0, "", ""))
+    with pytest.raises(UserError, match="no such partition"):
+        SlurmLauncher(("partition=nope",)).check_cluster()

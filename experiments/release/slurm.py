@@ -103,6 +103,24 @@ class SlurmLauncher:
     def __post_init__(self):
         preset(self.options)                # a bad option is an error before any work
 
+    def check_cluster(self) -> None:
+        """A one-line :class:`UserError` unless ``sinfo`` answers for the preset's partition
+        (or the default one), so a missing cluster is said before any work."""
+        import shutil
+        import subprocess
+
+        partition = preset(self.options).get("partition")
+        command = ["sinfo", "-h", *(["-p", str(partition)] if partition else [])]
+        if shutil.which("sinfo") is None:
+            raise UserError("--launcher slurm: sinfo is not installed here; run on a Slurm "
+                            "login node or start one (bash scripts/slurm_local.sh up)")
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        if done.returncode != 0 or not done.stdout.strip():
+            why = (done.stderr.strip().splitlines() or ["no such partition"])[-1]
+            raise UserError(f"--launcher slurm: no Slurm cluster answers ({why}); export the "
+                            "SLURM_CONF of a cluster or name its partition with "
+                            "--launcher-option partition=<name>")
+
     def with_options(self, *options: str) -> "SlurmLauncher":
         """This launcher with ``options`` after its own."""
         return replace(self, options=(*self.options, *options))
@@ -116,13 +134,14 @@ class SlurmLauncher:
         the last, a task that failed raises :class:`SlurmJobsFailed` naming its log folder."""
         if not items:
             return
-        jobs = self.make_executor(folder).map_array(fn, list(items))
+        executor = self.make_executor(folder)
+        jobs = _submitted(lambda: executor.map_array(fn, list(items)))
         yield from self._wait(jobs, folder)
 
     def call(self, fn: Callable, *args, folder: Path, cpus: int = 2) -> Any:
         """``fn(*args)`` as one Slurm job with ``cpus`` cores (a theory preset's own workers)."""
         executor = self.make_executor(folder, [f"cpus_per_task={cpus}"])
-        return next(self._wait([executor.submit(fn, *args)], folder))
+        return next(self._wait([_submitted(lambda: executor.submit(fn, *args))], folder))
 
     def _wait(self, jobs: list, folder: Path) -> Iterator:
         from submitit.helpers import as_completed
@@ -163,6 +182,17 @@ class _FirstSacctWarning(logging.Filter):
 
 
 SACCT_ONCE = _FirstSacctWarning()
+
+
+def _submitted(submit: Callable[[], Any]) -> Any:
+    """``submit()``; a submission Slurm refuses (sbatch's error, or no sbatch) is one
+    :class:`SlurmJobsFailed` line, before any task ran."""
+    try:
+        return submit()
+    except (RuntimeError, OSError) as err:
+        raise SlurmJobsFailed(f"Slurm refused the submission ({_last_line(err)}); check that "
+                              "sbatch reaches a cluster (SLURM_CONF) and the partition "
+                              "(--launcher-option partition=<name>)") from None
 
 
 def _last_line(err: Exception) -> str:
