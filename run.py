@@ -22,7 +22,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from experiments.console import EXIT_FAULT, fail, write_failure
+from experiments.console import EXIT_FAULT, fail, one_line_interrupts, write_failure
 from experiments.progress import sweep_job_line
 from experiments.release.checks import ConfigError
 from experiments.release.cli import main, to_plain
@@ -77,4 +77,5 @@ def dispatch(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    one_line_interrupts()
     dispatch(sys.argv[1:])

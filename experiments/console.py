@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import signal
 import sys
 from contextlib import contextmanager
@@ -76,6 +77,27 @@ def ignore_interrupts() -> None:
     answers it (one line, status 130; joblib then stops the workers), so a worker ignores it
     instead of printing its own traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+#: the warnings filter (``PYTHONWARNINGS``) that quiets the resource tracker's leak warning
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+
+
+def one_line_interrupts() -> None:
+    """Ctrl-C and SIGTERM end a command in its one ``interrupted`` line (status 130): SIGTERM
+    (``kill``, a scheduler's time limit, ``scancel``) raises ``KeyboardInterrupt`` in the parent
+    as Ctrl-C does, so joblib stops its workers instead of the parent dying alone while they run
+    on; and multiprocessing's resource tracker, which outlives the parent by a moment, is told
+    not to warn about the semaphores of workers stopped that way (it still frees them). Workers
+    are fresh interpreters and keep SIGTERM's default."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    filters = [f for f in os.environ.get("PYTHONWARNINGS", "").split(",") if f]
+    if QUIET_TRACKER not in filters:
+        os.environ["PYTHONWARNINGS"] = ",".join([*filters, QUIET_TRACKER])
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 @contextmanager

@@ -48,7 +48,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments.console import ArgumentParser, UserError, worker_count
+from experiments.console import ArgumentParser, UserError, one_line_interrupts, worker_count
 from experiments.release.catalogue import ALIASES, ARTEFACTS
 from experiments.release.reproduce import reproduce
 from experiments.release.slurm import SlurmLauncher
@@ -143,4 +143,5 @@ def dispatch(args, launcher: SlurmLauncher | None) -> int:
 
 
 if __name__ == "__main__":
+    one_line_interrupts()
     sys.exit(main())

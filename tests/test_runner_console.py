@@ -37,3 +37,23 @@ def test_run_or_fail_names_a_fault_in_one_line_and_exit_1(capsys):
     assert exit_.value.code == 1
     assert capsys.readouterr().err.strip().splitlines() == [
         "error: the released code failed on inputs.npz: ['ModuleNotFoundError']"]
+
+
+def test_one_line_interrupts_turns_sigterm_into_ctrl_c(monkeypatch):
+    import os
+    import signal
+    import time
+
+    from experiments.console import QUIET_TRACKER, one_line_interrupts
+
+    monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        one_line_interrupts()
+        one_line_interrupts()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)                     # not reached: the handler runs at once
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert os.environ["PYTHONWARNINGS"] == f"error::DeprecationWarning,{QUIET_TRACKER}"

@@ -84,6 +84,45 @@ def test_ctrl_c_keeps_records_and_says_how_to_resume(tmp_path):
     assert 4 <= kept < 22 and not _leftovers(out)
 
 
+def _children(pid: int) -> set[int]:
+    """The direct children of ``pid`` (Linux /proc)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(c) for c in (task / "children").read_text().split()}
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
+def test_sigterm_to_the_parent_stops_its_workers_and_keeps_records(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "run.py", *SWEEP, "hydra/launcher=joblib",
+                             "hydra.launcher.n_jobs=2", f"results_dir={out}"], cwd=REPO,
+                            env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 240
+    while len(_records(out)) < 4 and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    workers = _children(proc.pid)
+    proc.send_signal(signal.SIGTERM)            # the parent alone, as `kill PID` or a scheduler
+    _, err = proc.communicate(timeout=120)
+    kept = len(_records(out))
+    assert proc.returncode == 130, err
+    assert err == f"interrupted: {kept} records kept in {out}; re-run the same command to " \
+                  "resume\n"
+    assert workers and not _leftovers(out)
+    deadline = time.time() + 30
+    while any(map(_running, workers)) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(map(_running, workers))
+
+
 def test_ctrl_c_before_any_job_writes_nothing(tmp_path, capsys, monkeypatch):
     def interrupt(argv):
         raise KeyboardInterrupt
