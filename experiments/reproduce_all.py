@@ -62,10 +62,29 @@ def target_names() -> list[str]:
 
 
 def run_release(name: str, out: Path, release_kwargs: dict) -> int:
-    """One release artefact through :func:`experiments.release.reproduce.reproduce`."""
+    """One release artefact through :func:`experiments.release.reproduce.reproduce`; its
+    ``summary.md`` records the single-artefact command that does the same."""
     from experiments.release.reproduce import reproduce
 
-    return reproduce(name, out=str(out), command=["all", name], **release_kwargs)
+    return reproduce(name, out=str(out), command=equivalent_command(name, out, release_kwargs),
+                     **release_kwargs)
+
+
+def equivalent_command(name: str, out: Path, release_kwargs: dict) -> list[str]:
+    """``reproduce.py`` arguments running artefact ``name`` alone as ``all`` runs it."""
+    kw = release_kwargs
+    args = [name, *(["--quick"] if kw.get("quick") else []), "--jobs", str(kw.get("jobs", 2))]
+    args += ["--tuning", kw["tuning"]] if kw.get("tuning") else []
+    for setting in kw.get("settings") or ():
+        args += ["--set", setting]
+    for key in ("data_root", "results_dir"):
+        args += [f"--{key.replace('_', '-')}", str(kw[key])] if kw.get(key) else []
+    args += ["--no-run"] if kw.get("no_run") else []
+    if kw.get("launcher") is not None:
+        args += ["--launcher", "slurm"]
+        for option in kw["launcher"].options:
+            args += ["--launcher-option", option]
+    return [*args, "--out", str(out)]
 
 
 def run_theory_target(name: str, out: Path, quick: bool, launcher=None) -> int:

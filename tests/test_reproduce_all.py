@@ -101,3 +101,22 @@ def test_bad_targets_are_one_line_before_any_work(argv, message, tmp_path, monke
     err = capsys.readouterr().err.strip()
     assert exit_.value.code == 2 and message in err and "\n" not in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_an_artefact_of_all_records_the_single_command_that_does_the_same(tmp_path,
+                                                                         monkeypatch):
+    from experiments.release.slurm import SlurmLauncher
+
+    out = tmp_path / "sota"
+    kwargs = {"quick": False, "tuning": "paper", "jobs": 2, "settings": ["runs=3"],
+              "data_root": "/data", "results_dir": None, "no_run": True, "launcher": None}
+    argv = reproduce_all.equivalent_command("sota", out, kwargs)
+    assert argv == ["sota", "--jobs", "2", "--tuning", "paper", "--set", "runs=3", "--data-root",
+                    "/data", "--no-run", "--out", str(out)]
+    script, seen = load_script("reproduce"), {}
+    monkeypatch.setattr(script, "reproduce", lambda name, **kw: seen.update(kw, name=name) or 0)
+    assert script.main(argv) == 0                 # the recorded command runs the same
+    assert {k: seen[k] for k in kwargs} == kwargs and seen["out"] == str(out)
+    slurm = {**kwargs, "launcher": SlurmLauncher(("partition=debug",))}
+    assert reproduce_all.equivalent_command("sota", out, slurm)[-6:] == [
+        "--launcher", "slurm", "--launcher-option", "partition=debug", "--out", str(out)]
