@@ -99,7 +99,8 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
+@pytest.mark.skipif(not Path(f"/proc/self/task/{os.getpid()}/children").exists(),
+                    reason="reads the children of a process from /proc")
 def test_sigterm_to_the_parent_stops_its_workers_and_keeps_records(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "run.py", *SWEEP, "hydra/launcher=joblib",
