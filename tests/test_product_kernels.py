@@ -72,11 +72,38 @@ def test_answers_are_the_mixture_marginals(workload, chosen):
     assert np.allclose(product_kernels.answers(Pt, plan), expected, rtol=1e-5, atol=1e-7)
 
 
-def test_cell_answers_are_the_listed_cells(workload):
+@pytest.mark.parametrize("ratio", [0.0, np.inf])    # the listed cells' kernel; the full pass
+def test_cell_answers_are_the_listed_cells(workload, monkeypatch, ratio):
+    monkeypatch.setattr(product_kernels, "FULL_PASS_RATIO", ratio)
     Pt, plan = rows_t(1), ProductPlan(workload)
     cells = np.array([0, 3, 4, 10, plan.cells - 1, 27, 60])
     expected = dense_answers(Pt, workload, plan.marginals)[cells]
     assert np.allclose(product_kernels.cell_answers(Pt, plan, cells), expected, rtol=1e-5)
+
+
+def test_cell_answers_take_the_full_pass_by_its_cost_without_changing_a_bit(workload,
+                                                                             monkeypatch):
+    """Few listed cells: their own products; most of the cells: the full pass, indexed; either
+    way the same bits."""
+    Pt, plan = rows_t(4), ProductPlan(workload)
+    few, most = np.array([2, plan.cells - 3]), np.arange(0, plan.cells, 2)
+    # per marginal: one dot product per cell, a (k − 1)-row product per prefix cell
+    assert plan.pass_vectors == sum(np.prod([SHAPE[a] for a in m])
+                                    + (len(m) - 1) * np.prod([SHAPE[a] for a in m[:-1]])
+                                    for m in MARGINALS)
+    full_passes = []
+    monkeypatch.setattr(product_kernels, "answers", lambda *a: full_passes.append(1) or
+                        ANSWERS(*a))
+    for cells, expect_full in ((few, False), (most, True)):
+        full_passes.clear()
+        listed = product_kernels.cell_answers(Pt, plan, cells)
+        assert bool(full_passes) is expect_full
+        assert np.array_equal(listed, ANSWERS(Pt, plan)[cells])
+    monkeypatch.setattr(product_kernels, "FULL_PASS_RATIO", 0.0)
+    assert np.array_equal(product_kernels.cell_answers(Pt, plan, most), ANSWERS(Pt, plan)[most])
+
+
+ANSWERS = product_kernels.answers
 
 
 def test_gradient_is_the_jacobian_transpose_times_the_coefficients(workload):

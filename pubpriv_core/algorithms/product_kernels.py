@@ -26,6 +26,10 @@ from pubpriv_core.queries.workload import MarginalWorkload
 
 #: fixed row blocks of the kernels (results are independent of the thread count)
 CHUNKS = 4
+#: :func:`cell_answers` answers every cell and indexes them while the full pass multiplies at
+#: most this many times the vectors of the listed cells' own products (the break-even measured
+#: by ``scripts/bench_product_kernels.py`` on NIST reduced 3- and 5-way and full 3-way plans)
+FULL_PASS_RATIO = 1.25
 
 
 class ProductPlan:
@@ -45,6 +49,12 @@ class ProductPlan:
         self.sizes = workload.marginal_sizes[self.marginals].astype(np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         self.shape = shape
+        self.orders = (self.attrs >= 0).sum(axis=1)
+        last = self.attrs[np.arange(len(chosen)), self.orders - 1]
+        #: vectors of K rows the full pass multiplies: a product of k − 1 rows per prefix cell
+        #: and one dot product per cell
+        self.pass_vectors = int((self.sizes + (self.orders - 1) * (self.sizes // shape[last]))
+                                .sum())
 
     @property
     def cells(self) -> int:
@@ -202,9 +212,16 @@ def _cells(Pt, starts, shape, attrs, offsets, marginal, local, partial):
 
 
 def cell_answers(Pt: np.ndarray, plan: ProductPlan, cells: np.ndarray) -> np.ndarray:
-    """The answers of the listed flat cells of ``plan`` only (float64)."""
+    """The answers of the listed flat cells of ``plan`` (float64).
+
+    Each listed cell costs its own k-row product, while the full pass (:func:`answers`) shares
+    a prefix cell's product among its cells; the full pass, then indexed, is taken whenever it
+    multiplies at most :data:`FULL_PASS_RATIO` times as many vectors. Both compute a cell by the
+    same products and sums, so the choice does not change a bit of the answers."""
     cells = np.asarray(cells, dtype=np.int64)
     marginal = np.searchsorted(plan.offsets, cells, side="right") - 1
+    if plan.pass_vectors <= FULL_PASS_RATIO * plan.orders[marginal].sum():
+        return answers(Pt, plan)[cells]
     partial = np.zeros((CHUNKS, cells.size), dtype=Pt.dtype)
     with _PARALLEL_LOCK:
         _cells(Pt, plan.starts, plan.shape, plan.attrs, plan.offsets, marginal,
