@@ -3,11 +3,13 @@
 gradients, :mod:`pubpriv_core.algorithms.product_kernels`) on an artefact's problem.
 
 Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_product_kernels.py [--dataset
-nist|adult] [--marginals 50] [--K 1000] [--repeats 50]``. The plan holds ``--marginals`` 3-way
-marginals drawn with seed 0 (NIST reduced MA-2019: all 84 3-way marginals to draw from; ADULT:
-the artefacts' W = 256 workload), Pᵀ random rows, ``coef`` random on every cell (``gradient``)
-or on 10,000 of them (``gradient, 10k cells``: RAP^softmax's ``max_idxs`` subset), as float32.
-Run it with ``PYTHONPATH`` at another checkout to time that tree's kernels on the same inputs.
+nist|nist-full|adult] [--k 3] [--marginals 50] [--K 1000] [--repeats 50]``. The plan holds
+``--marginals`` k-way marginals drawn with seed 0 from the artefacts' workload (NIST reduced
+MA-2019: all C(9, k); NIST full national-2019: all C(20, k); ADULT: the W = 256 3-way workload),
+Pᵀ random rows, ``coef`` random on every cell (``gradient``) or on 10,000 of them (``gradient,
+10k cells``: RAP^softmax's ``max_idxs`` subset), as float32; the listed cells are those 10,000
+(``cell_answers`` takes the full pass when it is cheaper). Run it with ``PYTHONPATH`` at another
+checkout to time that tree's kernels on the same inputs.
 """
 from __future__ import annotations
 
@@ -17,18 +19,9 @@ import time
 import numpy as np
 
 from experiments.console import positive_int, run_or_fail
+from experiments.release.bench.mixture_problems import DATASETS, mixture_problem
 
 SUBSET = 10_000
-
-
-def problem(dataset: str):
-    """The workload of ``dataset`` as the artefacts build it (``sota`` / ``sota_adult``)."""
-    from pubpriv_core import api
-    if dataset == "nist":
-        data = api.load("nist_acs", "dataset", public_options={"year": 2018},
-                        dataset_options={"region": "ma", "year": 2019, "reduced": True})
-        return api.workload(data, k=3)
-    return api.workload(api.load("adult"), k=3, size=256)
 
 
 def per_call_ms(fn, repeats: int) -> float:
@@ -41,7 +34,7 @@ def per_call_ms(fn, repeats: int) -> float:
 
 def bench(args) -> None:
     from pubpriv_core.algorithms import product_kernels as pk
-    workload = problem(args.dataset)
+    workload = mixture_problem(args.dataset, args.k).workload
     rng = np.random.default_rng(0)
     chosen = np.sort(rng.choice(workload.num_marginals, min(args.marginals,
                                                             workload.num_marginals),
@@ -64,7 +57,8 @@ def bench(args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", choices=("nist", "adult"), default="nist")
+    parser.add_argument("--dataset", choices=DATASETS, default="nist")
+    parser.add_argument("--k", type=positive_int, default=3, help="marginal order (NIST)")
     parser.add_argument("--marginals", type=positive_int, default=50)
     parser.add_argument("--K", type=positive_int, default=1000)
     parser.add_argument("--repeats", type=positive_int, default=50)
