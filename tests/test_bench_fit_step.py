@@ -1,0 +1,35 @@
+"""``scripts/bench_fit_step.py``: the parts of one GEM / RAP^softmax Adam step on an artefact's
+problem, GEM's generator multiply-adds, and one error line without the data."""
+import pytest
+
+from pubpriv_core.data import paths
+from runner_helpers import load_script
+
+bench = load_script("bench_fit_step")
+
+
+def test_generator_multiply_adds_count_each_layer():
+    # K = 2, E = 3, H = 5, D = 7: layers 3→5, 8→5, 13→7; backward adds the inputs' gradients
+    # of the last two layers to the three weights' gradients
+    forward, backward = bench.generator_macs(2, 3, 5, 7)
+    assert forward == 2 * (3 * 5 + 8 * 5 + 13 * 7)
+    assert backward == forward + 2 * (8 * 5 + 13 * 7)
+
+
+@pytest.mark.parametrize("algo", ["gem", "rap"])
+def test_prints_the_step_parts(nist_root, capsys, algo):
+    bench.main(["--algo", algo, "--measured", "3", "--repeats", "2"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{algo} on nist (k = 3): 3 measured marginals, ")
+    assert lines[1].strip().startswith("rows ") and lines[1].endswith(" ms per step")
+    assert len(lines) == (3 if algo == "gem" else 2)
+    if algo == "gem":
+        assert "numpy float32 matmul" in lines[2] and lines[2].endswith(" ms")
+
+
+def test_missing_data_is_one_error_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(paths, "_ROOT_OVERRIDE", tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["--dataset", "nist"])
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and err.startswith("error: ") and "\n" not in err
