@@ -10,10 +10,7 @@ the k-way marginal cell (y_1..y_k) of attributes (a_1..a_k) is
 ``starts[j] .. starts[j] + |X_j| − 1``), so one value's K probabilities are contiguous. For each
 prefix cell (y_1..y_{k−1}) of a marginal the kernels keep the running product t = Π_{i<k} p_{a_i}
 (a vector over rows) and take k-th attribute cells as dot products with t: the cost is
-K·(cells + prefix cells) multiply-adds per marginal, with no |cells|×K gather. The partial
-products Π_{i<j} of the previous prefix cell are kept (prefix cells in C order differ mostly in
-their last attribute), so a prefix cell's t costs one product of K, not k − 1; the products are
-formed in the same order as from scratch, so the kept ones change no bit.
+K·(cells + prefix cells) multiply-adds per marginal, with no |cells|×K gather.
 
 Rows are split into ``CHUNKS`` fixed blocks processed in parallel (``numba.prange``): each block
 writes its own partial answers (summed afterwards, in block order) and its own rows of the
@@ -53,11 +50,11 @@ class ProductPlan:
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         self.shape = shape
         self.orders = (self.attrs >= 0).sum(axis=1)
-        #: vectors of K rows the full pass multiplies: one dot product per cell and one product
-        #: per partial product Π_{i<j}, j < k, of each prefix (their number: Π_{i<j} |X_{a_i}|)
-        self.pass_vectors = int(self.sizes.sum()) + sum(
-            int(np.cumprod(shape[self.attrs[i, :k - 1]]).sum())
-            for i, k in enumerate(self.orders))
+        last = self.attrs[np.arange(len(chosen)), self.orders - 1]
+        #: vectors of K rows the full pass multiplies: a product of k − 1 rows per prefix cell
+        #: and one dot product per cell
+        self.pass_vectors = int((self.sizes + (self.orders - 1) * (self.sizes // shape[last]))
+                                .sum())
 
     @property
     def cells(self) -> int:
@@ -96,43 +93,6 @@ def _product(Pt, rows, count, skip, lo, hi, out):
 
 
 @nb.njit(cache=True, fastmath=True, nogil=True)
-def _levels(Pt, rows, count, lo, hi, levels, known):
-    """levels[j] = Π_{i < j} Pt[rows[i], lo:hi] for j ≤ ``count``, multiplied in the order of
-    :func:`_product` (so the same bits); levels whose rows are those of the previous call
-    (``known``, −1: none) are kept, so consecutive prefix cells, which differ mostly in their
-    last attribute, cost one product instead of k − 1. ``levels[0]`` holds ones."""
-    j = 0
-    while j < count and known[j] == rows[j]:
-        j += 1
-    for i in range(j, count):
-        below, above, row = levels[i], levels[i + 1], Pt[rows[i], lo:hi]
-        for r in range(hi - lo):
-            above[r] = below[r] * row[r]
-        known[i] = rows[i]
-    for i in range(count, known.shape[0]):
-        known[i] = -1
-
-
-@nb.njit(cache=True, fastmath=True, nogil=True)
-def _others(Pt, rows, count, skip, lo, hi, levels, out):
-    """out[:] = Π_{i < count, i ≠ skip} Pt[rows[i], lo:hi] as :func:`_product` multiplies it
-    (the same bits), from levels[skip] = the product of the rows before ``skip``."""
-    out[:] = levels[skip]
-    for i in range(skip + 1, count):
-        row = Pt[rows[i], lo:hi]
-        for r in range(hi - lo):
-            out[r] *= row[r]
-
-
-@nb.njit(cache=True, nogil=True)
-def _level_buffers(k, width, dtype):
-    """(levels, known) for :func:`_levels`: k + 1 vectors (the first of ones), no rows known."""
-    levels = np.empty((k + 1, width), dtype=dtype)
-    levels[0] = 1.0
-    return levels, np.full(k, -1, dtype=np.int64)
-
-
-@nb.njit(cache=True, fastmath=True, nogil=True)
 def _dot(a, b):
     """Σ_r a[r]·b[r], accumulated in float64."""
     acc = 0.0
@@ -158,7 +118,7 @@ def _forward(Pt, starts, shape, attrs, offsets, partial):
     step = (K + CHUNKS - 1) // CHUNKS
     for c in nb.prange(CHUNKS):
         lo, hi = c * step, min(K, (c + 1) * step)
-        levels, known = _level_buffers(attrs.shape[1], hi - lo, Pt.dtype)
+        t = np.empty(hi - lo, dtype=Pt.dtype)
         rows = np.empty(attrs.shape[1], dtype=np.int64)
         for m in range(attrs.shape[0]):
             k = _order(attrs, m)
@@ -166,8 +126,7 @@ def _forward(Pt, starts, shape, attrs, offsets, partial):
             width = shape[last]
             for p in range((offsets[m + 1] - offsets[m]) // width):
                 _prefix_rows(starts, shape, attrs, m, k, p, rows)
-                _levels(Pt, rows, k - 1, lo, hi, levels, known)
-                t = levels[k - 1]
+                _product(Pt, rows, k - 1, -1, lo, hi, t)
                 base = offsets[m] + p * width
                 for v in range(width):
                     partial[c, base + v] = _dot(t, Pt[starts[last] + v, lo:hi])
@@ -181,7 +140,7 @@ def _backward(Pt, starts, shape, attrs, offsets, coef, grad):
     step = (K + CHUNKS - 1) // CHUNKS
     for c in nb.prange(CHUNKS):
         lo, hi = c * step, min(K, (c + 1) * step)
-        levels, known = _level_buffers(attrs.shape[1], hi - lo, Pt.dtype)
+        t = np.empty(hi - lo, dtype=Pt.dtype)
         dt = np.empty(hi - lo, dtype=Pt.dtype)
         others = np.empty(hi - lo, dtype=Pt.dtype)
         rows = np.empty(attrs.shape[1], dtype=np.int64)
@@ -198,8 +157,7 @@ def _backward(Pt, starts, shape, attrs, offsets, coef, grad):
                 if not nonzero:
                     continue
                 _prefix_rows(starts, shape, attrs, m, k, p, rows)
-                _levels(Pt, rows, k - 1, lo, hi, levels, known)
-                t = levels[k - 1]
+                _product(Pt, rows, k - 1, -1, lo, hi, t)
                 dt[:] = 0.0
                 for v in range(width):
                     g = coef[base + v]
@@ -208,7 +166,7 @@ def _backward(Pt, starts, shape, attrs, offsets, coef, grad):
                         _axpy(g, t, grad[row, lo:hi])
                         _axpy(g, Pt[row, lo:hi], dt)
                 for i in range(k - 1):
-                    _others(Pt, rows, k - 1, i, lo, hi, levels, others)
+                    _product(Pt, rows, k - 1, i, lo, hi, others)
                     target = grad[rows[i], lo:hi]
                     for r in range(hi - lo):
                         target[r] += dt[r] * others[r]
