@@ -5,7 +5,10 @@ source within an algorithm), beside the artefact's wall time as its summary.md s
 Usage: ``python scripts/artefact_costs.py [results/fig1_nist ...] [--by public]``, or
 ``--walltimes ROOT`` for the table of a ``reproduce.py all`` run under ROOT: each artefact's
 wall time (its ``walltimes.csv``), runs, summed run time, slowest run and runs over 60 s, as the
-README's table of wall times prints it. Reads each
+README's table of wall times prints it; or ``--log FILE`` for the sweeps of a saved
+``reproduce.py`` console output (``... 2>&1 | tee FILE``): per sweep its problem groups, their
+summed time, the sweep's wall time and how busy its workers were (summed group time / (workers ×
+wall); the group times are the log's rounded ones). Reads each
 folder's ``runs.csv`` (one row per run, ``runtime_s`` = the algorithm's own time, without
 building the problem or writing the record) and the ``wall time`` of its ``summary.md``. The
 run times were measured beside other work on a shared 2-core machine, so they add up to the
@@ -91,13 +94,54 @@ def walltime_rows(root: Path) -> list[str]:
     return rows + ["", f"Total {total / 60:.1f} min ({total / 3600:.2f} h)."]
 
 
+TARGET = re.compile(r"^\[all\] (\S+) ->")
+SWEEP = re.compile(r"to run in (\d+) problem groups on (\d+) worker")
+GROUP = re.compile(r"group \d+/\d+ in ([^)]+)\)")
+DONE = re.compile(r"sweep done: .*, wall ([^;]+);")
+
+
+def clock_seconds(text: str) -> float:
+    """The seconds of a duration as :func:`experiments.progress.clock` prints it."""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0}
+    return sum(float(number) * units[unit]
+               for number, unit in re.findall(r"([\d.]+)\s*([hms])", text))
+
+
+def sweep_rows(log: Path) -> list[str]:
+    """Markdown rows of the joblib sweeps of a ``reproduce.py`` console log (module docstring);
+    sweeps on Slurm arrays, which have no worker count, are left out."""
+    if not log.is_file():
+        raise ValueError(f"{log} is not a file; pass the saved output of scripts/reproduce.py")
+    rows = ["| artefact | groups | summed group time | wall | workers busy |", "|---|---|---|---|---|"]
+    name, workers, groups = "", 0, []
+    for line in log.read_text().splitlines():
+        if found := TARGET.match(line):
+            name = found.group(1)
+        elif found := SWEEP.search(line):
+            workers, groups = int(found.group(2)), []
+        elif (found := GROUP.search(line)) and workers:
+            groups.append(clock_seconds(found.group(1)))
+        elif (found := DONE.search(line)) and workers:
+            wall = clock_seconds(found.group(1))
+            busy = f"{sum(groups) / (workers * wall):.0%}" if wall > 0 else ""
+            rows.append(f"| {name} | {len(groups)} | {sum(groups):,.0f} s | {wall:,.0f} s | "
+                        f"{busy} |")
+            workers = 0
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", default=list(DEFAULT))
     parser.add_argument("--by", choices=("algo", "public"), default="algo")
     parser.add_argument("--walltimes", metavar="ROOT",
                         help="the table of a `reproduce.py all --out ROOT` run")
+    parser.add_argument("--log", metavar="FILE",
+                        help="the sweeps of a saved scripts/reproduce.py console output")
     args = parser.parse_args(argv)
+    if args.log:
+        print("\n".join(run_or_fail(sweep_rows, Path(args.log))))
+        return
     if args.walltimes:
         print("\n".join(run_or_fail(walltime_rows, Path(args.walltimes))))
         return

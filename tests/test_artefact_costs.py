@@ -32,3 +32,21 @@ def test_a_root_without_the_table_is_one_error_line(tmp_path, capsys):
     assert exit_.value.code == 2
     assert capsys.readouterr().err.strip() == (f"error: {tmp_path} has no walltimes.csv; pass the "
                                                "--out folder of `python scripts/reproduce.py all`")
+
+
+def test_sweep_rows_say_how_busy_the_workers_were(tmp_path):
+    from experiments.progress import Progress, clock, sweep_summary
+    progress = Progress(total=3, unit="task", now=lambda: 0.0, start=0.0)
+    lines = ["[all] sota -> out/sota",
+             "7 configs, 3 tasks: 0 stored, 3 to run in 3 problem groups on 2 worker(s)",
+             *["  " + progress.step(f"group {i + 1}/3 in {clock(s)}", 1)
+               for i, s in enumerate((95.0, 60.0, 45.0))],
+             sweep_summary(new=3, reused=0, missing=0, wall=125.0, where=["runs/sota"]),
+             "[all] fig2 -> out/fig2",
+             "1 configs, 2 tasks: 0 stored, 2 to run in 2 problem groups on Slurm array tasks",
+             sweep_summary(new=2, reused=0, missing=0, wall=30.0, where=["runs/fig2"])]
+    log = tmp_path / "log"
+    log.write_text("\n".join(lines))
+    # 95 + 60 + 45 = 200 s of groups over 2 workers × 125 s; the Slurm sweep has no workers
+    assert costs.sweep_rows(log)[2:] == ["| sota | 3 | 200 s | 125 s | 80% |"]
+    assert costs.clock_seconds("1h02m") == 3720 and costs.clock_seconds("3m05s") == 185
