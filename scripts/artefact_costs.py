@@ -112,7 +112,8 @@ def sweep_rows(log: Path) -> list[str]:
     sweeps on Slurm arrays, which have no worker count, are left out."""
     if not log.is_file():
         raise ValueError(f"{log} is not a file; pass the saved output of scripts/reproduce.py")
-    rows = ["| artefact | groups | summed group time | wall | workers busy |", "|---|---|---|---|---|"]
+    rows = ["| artefact | groups | summed group time | wall | workers busy |",
+            "|---|---|---|---|---|"]
     name, workers, groups = "", 0, []
     for line in log.read_text().splitlines():
         if found := TARGET.match(line):

@@ -122,10 +122,11 @@ def bench(args) -> None:
     opts = gem.GEMOptions()
     forward, backward = generator_macs(opts.K, opts.embedding, opts.hidden, plan.dim)
     rate = matmul_rate(opts.K, opts.embedding, opts.hidden)
-    print(f"  generator: {forward / 1e6:.0f} M multiply-adds forward ({forward / parts['rows'] / 1e6:.1f} "
-          f"G/s in rows), {backward / 1e6:.0f} M backward ({backward / parts['update'] / 1e6:.1f} G/s "
-          f"in update); numpy float32 matmul: {rate / 1e9:.1f} G/s; the step's floor at that "
-          f"rate: {(forward + backward) / rate * 1e3:.2f} ms")
+    rows_rate, update_rate = forward / parts["rows"] / 1e6, backward / parts["update"] / 1e6
+    print(f"  generator: {forward / 1e6:.0f} M multiply-adds forward ({rows_rate:.1f} G/s in "
+          f"rows), {backward / 1e6:.0f} M backward ({update_rate:.1f} G/s in update); numpy "
+          f"float32 matmul: {rate / 1e9:.1f} G/s; the generator's passes at that rate: "
+          f"{(forward + backward) / rate * 1e3:.2f} ms")
 
 
 def main(argv: list[str] | None = None) -> None:
