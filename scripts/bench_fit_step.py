@@ -15,8 +15,10 @@ kernels of :mod:`~pubpriv_core.algorithms.product_kernels` on the measured cells
 (one compiled call: the pull-back through the VJP and Adam; for GEM the backward pass).
 
 GEM's generator (E = embedding, H = hidden, D = Σ|X_j|, K rows) takes K·(E·H + (E + H)·H +
-(E + 2H)·D) multiply-adds forward and K·(E·H + 2(E + H)·H + 2(E + 2H)·D) backward (weights'
-gradients of the three layers, inputs' gradients of the last two: the noise z is not trained).
+(E + 2H)·D) multiply-adds forward and that plus K·(H·H + 2H·D) backward (the weights' gradients
+of the three layers, and the gradients of the last two layers' trained inputs: the noise z, the
+last E columns of each layer's input, needs none, :func:`~pubpriv_core.algorithms.generators.
+dense_on_noise`).
 The reference rate is ``numpy.matmul`` on (K × (E + H)) @ ((E + H) × H) in float32 with NumPy's
 BLAS at its default threads.
 """
@@ -90,7 +92,7 @@ def step_parts(fitter, params, fixed, rule, lr: float, repeats: int) -> dict[str
 def generator_macs(K: int, E: int, H: int, D: int) -> tuple[int, int]:
     """(forward, backward) multiply-adds of one step of GEM's generator (module docstring)."""
     forward = K * (E * H + (E + H) * H + (E + 2 * H) * D)
-    backward = K * (E * H + 2 * (E + H) * H + 2 * (E + 2 * H) * D)
+    backward = forward + K * (H * H + 2 * H * D)
     return forward, backward
 
 

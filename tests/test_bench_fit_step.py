@@ -9,11 +9,11 @@ bench = load_script("bench_fit_step")
 
 
 def test_generator_multiply_adds_count_each_layer():
-    # K = 2, E = 3, H = 5, D = 7: layers 3→5, 8→5, 13→7; backward adds the inputs' gradients
-    # of the last two layers to the three weights' gradients
+    # K = 2, E = 3, H = 5, D = 7: layers 3→5, 8→5, 13→7; backward adds the gradients of the
+    # last two layers' trained inputs (5 and 10 columns: not the noise) to the weights' gradients
     forward, backward = bench.generator_macs(2, 3, 5, 7)
     assert forward == 2 * (3 * 5 + 8 * 5 + 13 * 7)
-    assert backward == forward + 2 * (8 * 5 + 13 * 7)
+    assert backward == forward + 2 * (5 * 5 + 10 * 7)
 
 
 @pytest.mark.parametrize("algo", ["gem", "rap"])

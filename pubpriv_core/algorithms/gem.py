@@ -159,9 +159,18 @@ class GeneratorModel:
         self.average = None
         self.round = 0
         self.keep = max(1, int(np.round(0.5 * T)))     # rounds averaged by ema_weights
+        self._rows_of, self._rows = None, None
+
+    def rows(self) -> tuple:
+        """:meth:`Fitter.vjp_rows` of the current parameters, computed once for them: a round's
+        answers, its first error and its first step (and the step that ended the round before,
+        which left the parameters unchanged) share one pass of the generator."""
+        if self._rows_of is not self.params:
+            self._rows_of, self._rows = self.params, self.fitter.vjp_rows(self.params, self.z)
+        return self._rows
 
     def answers(self) -> np.ndarray:
-        return self.fitter.answers(self.params, self.z, self.plan)
+        return product_kernels.answers(self.rows()[0], self.plan)
 
     def round_lr(self) -> float:
         if self.opts.eta_min is None:
@@ -172,7 +181,7 @@ class GeneratorModel:
         opts = self.opts
         plan = ProductPlan(self.problem.workload, np.array(measurements.marginals))
         loss = MeasuredLoss(plan, measurements.flat(), opts.loss_p, opts.max_idxs)
-        worst = float(np.abs(loss.errors(self.fitter.rows_t(self.params, self.z))).max())
+        worst = float(np.abs(loss.errors(self.rows()[0])).max())
         self.ema_error = worst if self.ema_error is None else self.ema_error
         self.ema_error = opts.ema_beta * self.ema_error + (1 - opts.ema_beta) * worst
         threshold = opts.ema_error_factor * self.ema_error
@@ -180,7 +189,7 @@ class GeneratorModel:
         for s in range(opts.max_iters):
             self.params, state, _, count = self.fitter.step(
                 self.params, state, self.z, loss, threshold,
-                cosine(s, opts.max_iters, lr, INNER_ETA_MIN))
+                cosine(s, opts.max_iters, lr, INNER_ETA_MIN), rows=self.rows())
             if count == 0:
                 break
             steps += 1
@@ -279,15 +288,17 @@ def _fit_public(problem: ReleaseProblem, opts: GEMOptions, params, z,
     loss = SampledLoss(plan, targets, opts.max_idxs, rng)
     state, best, best_error = fitter.init_state(params), params, np.inf
     for step in range(opts.pretrain_steps + 1):
+        rows = None
         if step % opts.pretrain_refresh == 0 or step == opts.pretrain_steps:
-            errors = np.abs(targets - fitter.answers(params, z, plan))
+            rows = fitter.vjp_rows(params, z)      # this evaluation's pass serves the step
+            errors = np.abs(targets - product_kernels.answers(rows[0], plan))
             if errors.max() < best_error:
                 best, best_error = params, float(errors.max())
             loss.prob = errors / errors.sum()
         if step == opts.pretrain_steps:
             break
         lr = cosine(step, opts.pretrain_steps, opts.pretrain_lr, opts.pretrain_eta_min)
-        params, state, _, _ = fitter.step(params, state, z, loss, 0.0, lr)
+        params, state, _, _ = fitter.step(params, state, z, loss, 0.0, lr, rows=rows)
     return best, {"pretrain_public_max_error": best_error,
                      "pretrain_s": time.perf_counter() - start}
 

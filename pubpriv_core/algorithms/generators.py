@@ -67,14 +67,49 @@ def init_generator(key: jax.Array, K: int, embedding: int, hidden: int, dim: int
 
 def generator_logits(params: dict, z: jax.Array) -> jax.Array:
     """The generator's (K, D) logits for the fixed noise ``z``."""
-    h = z
+    trained = None
     for block in params["blocks"]:
-        a = h @ block["w"] + block["b"]
+        if trained is None:
+            a = z @ block["w"] + block["b"]
+        else:
+            a = dense_on_noise(trained, z, block["w"], block["b"])
         mean = a.mean(axis=0)
         var = jnp.mean((a - mean) ** 2, axis=0)
         a = (a - mean) * jax.lax.rsqrt(var + BN_EPS) * block["scale"] + block["shift"]
-        h = jnp.concatenate([jax.nn.relu(a), h], axis=1)
-    return h @ params["out"]["w"] + params["out"]["b"]
+        parts = [jax.nn.relu(a)] if trained is None else [jax.nn.relu(a), trained]
+        trained = jnp.concatenate(parts, axis=1)
+    return dense_on_noise(trained, z, params["out"]["w"], params["out"]["b"])
+
+
+@jax.custom_vjp
+def dense_on_noise(trained: jax.Array, z: jax.Array, w: jax.Array, b: jax.Array) -> jax.Array:
+    """[trained, z]·w + b for a residual block's input h = [trained, z], whose last columns are
+    the untrained noise z.
+
+    Its derivative is the one automatic differentiation gives (∂w = hᵀ·g, ∂b = Σ_rows g,
+    ∂trained = g·w[:m]ᵀ for the first m rows of w) without g·w[m:]ᵀ, the derivative with
+    respect to z that nothing uses, which XLA would otherwise compute whole and then slice:
+    K·E·(fan_out) multiply-adds fewer per step, K·E·(H + D) for GEM's generator. At the
+    artefacts' sizes (K = 1,000, E = H = 256; D = 39 to 265 checked) the gradients are
+    automatic differentiation's bit for bit; on small networks XLA may sum the narrower
+    product in another order (float32 rounding)."""
+    return jnp.concatenate([trained, z], axis=1) @ w + b
+
+
+def _dense_forward(trained, z, w, b):
+    h = jnp.concatenate([trained, z], axis=1)
+    return h @ w + b, (h, w, z)
+
+
+def _dense_backward(saved, g):
+    h, w, z = saved
+    width = h.shape[1] - z.shape[1]
+    dw = jax.lax.dot_general(h, g, (((0,), (0,)), ((), ())))
+    dtrained = jax.lax.dot_general(g, w[:width], (((1,), (1,)), ((), ())))
+    return dtrained, jnp.zeros_like(z), dw, g.sum(axis=0)
+
+
+dense_on_noise.defvjp(_dense_forward, _dense_backward)
 
 
 def init_rows(key: jax.Array, K: int, dim: int) -> dict:

@@ -68,11 +68,17 @@ class Fitter:
     def init_state(self, params):
         return self.adam.init(params)
 
-    def step(self, params, state, fixed, rule: LossRule, threshold: float, lr: float):
-        """One Adam step on ``rule``'s loss; returns (params, state, loss, count). A step whose
-        rule uses no cell (``count`` = 0) returns ``params`` and ``state`` unchanged."""
+    def vjp_rows(self, params, fixed) -> tuple[np.ndarray, Callable]:
+        """(Pᵀ as a float32 NumPy array, the VJP of params ↦ Pᵀ): what a step starts from."""
         rows_t, pullback = self._rows(params, fixed)
-        rows_t = np.asarray(rows_t)
+        return np.asarray(rows_t), pullback
+
+    def step(self, params, state, fixed, rule: LossRule, threshold: float, lr: float,
+             rows: tuple | None = None):
+        """One Adam step on ``rule``'s loss; returns (params, state, loss, count). A step whose
+        rule uses no cell (``count`` = 0) returns ``params`` and ``state`` unchanged. ``rows``:
+        :meth:`vjp_rows` of these ``params``, when the caller already has it."""
+        rows_t, pullback = rows if rows is not None else self.vjp_rows(params, fixed)
         value, count, coef = rule.evaluate(rows_t, float(threshold))
         if count == 0:
             return params, state, float(np.float32(value)), 0
