@@ -73,8 +73,7 @@ def step_parts(fitter, params, fixed, rule, lr: float, repeats: int) -> dict[str
     total = dict.fromkeys(("rows", "loss", "gradient", "update"), 0.0)
     for _ in range(repeats):
         tick = time.perf_counter()
-        rows_t, pullback = fitter._rows(params, fixed)
-        rows_t = np.asarray(rows_t)
+        rows_t, pullback = fitter.vjp_rows(params, fixed)
         loss_at = time.perf_counter()
         _, _, coef = rule.evaluate(rows_t, 0.0)
         gradient_at = time.perf_counter()
