@@ -1,0 +1,59 @@
+"""``scripts/compare_records.py A B``: two results folders matched run by run."""
+import pytest
+
+from experiments.release.store import ResultsStore
+from runner_helpers import load_script, valid_record
+
+compare_records = load_script("compare_records")
+
+
+def _write(folder, run, max_error, mean_error=0.01, algo="pmwpub"):
+    record = valid_record(run, algo=algo, max_error=max_error, mean_error=mean_error,
+                          config={"algo": algo})
+    ResultsStore(folder).write(record)
+
+
+def test_equal_folders_exit_0_and_say_so(tmp_path, capsys):
+    for side in "ab":
+        for run in range(3):
+            _write(tmp_path / side, run, 0.1 * run)
+    assert compare_records.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().out.startswith("3 runs in both, 0 only in")
+
+
+def test_a_differing_error_is_listed_and_exits_1(tmp_path, capsys):
+    for run in range(2):
+        _write(tmp_path / "a", run, 0.2)
+        _write(tmp_path / "b", run, 0.2, mean_error=0.01 + (run == 1) * 1e-12)
+    _write(tmp_path / "b", 2, 0.3)
+    assert compare_records.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("1 only in " + str(tmp_path / "b") + "; 1 differ (max or mean error, "
+                           "tolerance 0)")
+    assert len(out) == 3 and out[2].split()[:1] == ["pmwpub"]
+    assert compare_records.main([str(tmp_path / "a"), str(tmp_path / "b"), "--tol", "1e-9"]) == 0
+
+
+def test_a_folder_without_records_is_one_error_line(tmp_path, capsys):
+    _write(tmp_path / "a", 0, 0.1)
+    with pytest.raises(SystemExit) as exit_:
+        compare_records.main([str(tmp_path / "a"), str(tmp_path / "empty")])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith("error: no records under")
+
+
+def test_a_negative_tolerance_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        compare_records.main([str(tmp_path), str(tmp_path), "--tol", "-1"])
+    assert exit_.value.code == 2
+    assert "expected a number >= 0" in capsys.readouterr().err
+
+
+def test_nan_on_both_sides_is_equal_and_on_one_side_differs(tmp_path):
+    _write(tmp_path / "a", 0, float("nan"))
+    _write(tmp_path / "b", 0, float("nan"))
+    _write(tmp_path / "a", 1, 0.1)
+    _write(tmp_path / "b", 1, float("nan"))
+    differing, only_a, only_b, common = compare_records.compare(tmp_path / "a", tmp_path / "b", 0.0)
+    assert (common, only_a, only_b) == (2, 0, 0)
+    assert differing["run"].tolist() == [1]
