@@ -188,10 +188,23 @@ def worker_count(text: str) -> int:
 
 def positive_float(text: str) -> float:
     """One finite positive number."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
+    value = _number(text)
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
+
+
+def non_negative_float(text: str) -> float:
+    """One finite number ≥ 0 (a tolerance)."""
+    value = _number(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
+    """``text`` as a float; NaN (refused by every range check) when it is not a number."""
+    try:
+        return float(text)
+    except ValueError:
+        return float("nan")

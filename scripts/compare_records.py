@@ -12,13 +12,11 @@ one does, 2 on bad input (a folder without records). Records are read by
 """
 from __future__ import annotations
 
-import argparse
-import math
 import sys
 
 import pandas as pd
 
-from experiments.console import ArgumentParser, run_or_fail
+from experiments.console import ArgumentParser, non_negative_float, run_or_fail
 from experiments.release.collect import collect
 
 KEY = ["config_hash", "seed", "run"]
@@ -51,22 +49,11 @@ def report(a: str, b: str, tol: float) -> int:
     return 1 if len(differing) else 0
 
 
-def tolerance(text: str) -> float:
-    """A finite number ≥ 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (value >= 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("a", metavar="A", help="a results_dir")
     parser.add_argument("b", metavar="B", help="the results_dir to compare it with")
-    parser.add_argument("--tol", type=tolerance, default=0.0,
+    parser.add_argument("--tol", type=non_negative_float, default=0.0,
                         help="largest difference of an error counted as equal (default 0)")
     args = parser.parse_args(argv)
     return run_or_fail(report, args.a, args.b, args.tol)
