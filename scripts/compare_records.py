@@ -7,7 +7,7 @@ or the same artefact swept by joblib and by Slurm). Records are matched on (conf
 repetition); a pair differs when its max or mean error differ by more than ``--tol`` (default 0:
 the same bits; NaN on both sides counts as equal). Prints the counts, the runs found on one side
 only, and each differing pair with both values; exit status 0 when no common pair differs, 1 when
-one does, 2 on bad input (a folder without records). Records are read by
+one does, 2 on bad input (a path that is no folder, a folder without records). Records are read by
 :func:`experiments.release.collect.collect` (damaged files skipped with a ``warning:`` line).
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ import sys
 import pandas as pd
 
 from experiments.console import ArgumentParser, non_negative_float, run_or_fail
+from experiments.outputs import readable_folder
 from experiments.release.collect import collect
 
 KEY = ["config_hash", "seed", "run"]
@@ -26,7 +27,7 @@ COMPARED = ["max_error", "mean_error"]
 def compare(a: str, b: str, tol: float) -> tuple[pd.DataFrame, int, int, int]:
     """(the common pairs that differ, with ``algo`` and both sides' errors; runs only in A; runs
     only in B; common pairs)."""
-    left, right = (collect(folder)[["algo", *KEY, *COMPARED]] for folder in (a, b))
+    left, right = (_records(folder) for folder in (a, b))
     merged = left.merge(right, on=["algo", *KEY], how="outer", suffixes=("_a", "_b"),
                         indicator=True)
     common = merged[merged["_merge"] == "both"]
@@ -37,6 +38,16 @@ def compare(a: str, b: str, tol: float) -> tuple[pd.DataFrame, int, int, int]:
     counts = merged["_merge"].value_counts()
     return (common[differs].drop(columns="_merge"), int(counts.get("left_only", 0)),
             int(counts.get("right_only", 0)), len(common))
+
+
+def _records(folder: str) -> pd.DataFrame:
+    """The folder's records (key, algorithm and errors); a ``warning:`` line on stderr for each
+    damaged record file, which is skipped."""
+    damaged: list[str] = []
+    table = collect(readable_folder(folder, "a results folder"), damaged=damaged)
+    for line in damaged:
+        print(f"warning: {line}; skipped", file=sys.stderr)
+    return table[["algo", *KEY, *COMPARED]]
 
 
 def report(a: str, b: str, tol: float) -> int:

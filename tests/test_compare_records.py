@@ -36,6 +36,7 @@ def test_a_differing_error_is_listed_and_exits_1(tmp_path, capsys):
 
 def test_a_folder_without_records_is_one_error_line(tmp_path, capsys):
     _write(tmp_path / "a", 0, 0.1)
+    (tmp_path / "empty").mkdir()
     with pytest.raises(SystemExit) as exit_:
         compare_records.main([str(tmp_path / "a"), str(tmp_path / "empty")])
     assert exit_.value.code == 2
@@ -57,3 +58,24 @@ def test_nan_on_both_sides_is_equal_and_on_one_side_differs(tmp_path):
     differing, only_a, only_b, common = compare_records.compare(tmp_path / "a", tmp_path / "b", 0.0)
     assert (common, only_a, only_b) == (2, 0, 0)
     assert differing["run"].tolist() == [1]
+
+
+def test_a_path_that_is_no_folder_is_one_error_line(tmp_path, capsys):
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(SystemExit) as exit_:
+        compare_records.main([str(tmp_path / "file.txt"), str(tmp_path)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith(f"error: a results folder {tmp_path / 'file.txt'} "
+                                              "is not a folder")
+
+
+def test_a_damaged_record_file_is_named_and_skipped(tmp_path, capsys):
+    for side in "ab":
+        _write(tmp_path / side, 0, 0.1)
+        _write(tmp_path / side, 1, 0.2)
+    damaged = next((tmp_path / "b").rglob("*run1.json"))
+    damaged.write_text("{broken")
+    assert compare_records.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("1 runs in both, 1 only in")
+    assert captured.err.startswith("warning: ") and str(damaged.name) in captured.err
