@@ -216,6 +216,9 @@ class _StatusSequence:
     def modelStatusToString(self, status):
         return str(status)
 
+    def getRunTime(self):
+        return 0.0
+
 
 def test_an_unknown_status_is_solved_again_from_scratch():
     import highspy
@@ -230,6 +233,22 @@ def test_an_unknown_status_is_solved_again_from_scratch():
         mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 10.0)
     with pytest.raises(LPTimeLimitError):
         mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 0.0)
+
+
+def test_each_run_gets_its_own_time_limit():
+    # HiGHS checks time_limit against the model's run clock, the sum of all its runs: a limit of
+    # t seconds for the next run is that clock plus t (else warm restarts get ever less time)
+    import highspy
+    p = problem(14, 400, size=None)
+    present, floor = _split(p.public_answerer, p.true_answers)
+    model = mixture_lp._LevelModel(present_incidence(p.public_answerer),
+                                   p.true_answers[present], floor)
+    model.solve(np.arange(present.size), 60.0)
+    before = model.highs.getRunTime()
+    assert before > 0
+    assert mixture_lp._run(model.highs, 5.0) == highspy.HighsModelStatus.kOptimal
+    status, limit = model.highs.getOptionValue("time_limit")
+    assert limit == pytest.approx(before + 5.0)
 
 
 @pytest.mark.parametrize("failure", ["kSolveError", "kPresolveError", "kPostsolveError"])

@@ -366,12 +366,12 @@ def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
     from scratch without presolve, with the time left; once the time is used up it counts as the
     time limit."""
     start = time.perf_counter()
-    highs.setOptionValue("time_limit", float(time_limit))
+    _limit_run(highs, time_limit)
     highs.run()
     status = highs.getModelStatus()
     if status in _RETRIED:
         highs.clearSolver()
-        highs.setOptionValue("time_limit", max(time_limit - (time.perf_counter() - start), 0.0))
+        _limit_run(highs, max(time_limit - (time.perf_counter() - start), 0.0))
         highs.setOptionValue("presolve", "off")
         highs.run()
         highs.setOptionValue("presolve", "choose")
@@ -383,6 +383,13 @@ def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
     if status not in (*_SOLVED, highspy.HighsModelStatus.kIterationLimit):
         raise RuntimeError(f"best-mixture LP failed: {highs.modelStatusToString(status)}")
     return status
+
+
+def _limit_run(highs: _Highs, seconds: float) -> None:
+    """Let the next run of ``highs`` take at most ``seconds``. HiGHS compares its ``time_limit``
+    with the model's run clock, which adds up every earlier run of the model (highspy 1.16,
+    measured), so the limit is that clock plus ``seconds``."""
+    highs.setOptionValue("time_limit", highs.getRunTime() + float(seconds))
 
 
 def _scipy_options(time_limit: float) -> dict:
