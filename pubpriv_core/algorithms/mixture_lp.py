@@ -61,7 +61,10 @@ PER_GROUP = 5
 #: on the engine operator (no matrix in memory), the rows joining the working set per round hold
 #: at most this many non-zeros, most violated cells first (the paper-scale problem's first
 #: round would otherwise take ≈ 20K cells × ≈ 2K rows into HiGHS: 11.8 GB peak, measured).
-OPERATOR_JOIN_NONZEROS = 4_000_000
+#: Short rounds tighten the interval sooner: on fig1_paper_scale's sources a 4M-non-zero first
+#: round alone took 24–105 s, a 250K one 0.3–1.1 s (docs/benchmarks-engine.md,
+#: "fig1_paper_scale's sources").
+OPERATOR_JOIN_NONZEROS = 250_000
 #: pivots (beyond twice the rows) a warm restart may take before the round is solved afresh.
 WARM_PIVOTS = 5000
 _MAX_PIVOTS = 2 ** 31 - 1
