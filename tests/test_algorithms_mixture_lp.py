@@ -176,6 +176,15 @@ def test_a_time_limit_returns_the_certified_interval(monkeypatch):
         assert part.value == pytest.approx(max(np.abs(matrix @ part.weights - target).max(),
                                                floor), abs=1e-12)
     assert part.value < max(np.abs(matrix @ p.public_weights - target).max(), floor)
+    # a restricted LP no HiGHS run answers ends the search the same way, or raises
+    def failing(self, level, time_limit):
+        raise mixture_lp.LPSolverError("best-mixture LP failed: Unknown")
+    monkeypatch.setattr(mixture_lp._NearestModel, "solve", failing)
+    part = constraint_generation(matrix, target, floor, p.public_weights, 60.0,
+                                 on_time_limit="interval")
+    assert not part.certified and part.lower == floor
+    with pytest.raises(mixture_lp.LPSolverError):
+        constraint_generation(matrix, target, floor, p.public_weights, 60.0)
 
 
 def test_progress_reports_a_tightening_interval(monkeypatch):
@@ -197,12 +206,15 @@ class _StatusSequence:
 
     def __init__(self, *statuses):
         self.statuses, self.cleared, self.limits, self.presolve = list(statuses), 0, [], []
+        self.solver = []
 
     def setOptionValue(self, name, value):
         if name == "time_limit":
             self.limits.append(value)
         if name == "presolve":
             self.presolve.append(value)
+        if name == "solver":
+            self.solver.append(value)
 
     def run(self):
         self.status = self.statuses.pop(0)
@@ -229,8 +241,12 @@ def test_an_unknown_status_is_solved_again_from_scratch():
     # an infeasible model that HiGHS left Unknown is reported infeasible by the second run
     infeasible = _StatusSequence(status.kUnknown, status.kInfeasible)
     assert mixture_lp._run(infeasible, 10.0) == status.kInfeasible
-    with pytest.raises(RuntimeError, match="LP failed"):
-        mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 10.0)
+    # Unknown twice: the interior-point method decides (met at paper scale: proved infeasible)
+    twice = _StatusSequence(status.kUnknown, status.kUnknown, status.kInfeasible)
+    assert mixture_lp._run(twice, 10.0) == status.kInfeasible and twice.cleared == 2
+    assert twice.presolve == ["off", "choose"] and twice.solver == ["ipm", "choose"]
+    with pytest.raises(mixture_lp.LPSolverError, match="LP failed"):
+        mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown, status.kUnknown), 10.0)
     with pytest.raises(LPTimeLimitError):
         mixture_lp._run(_StatusSequence(status.kUnknown, status.kUnknown), 0.0)
 
@@ -258,8 +274,10 @@ def test_a_solver_error_is_solved_again_from_scratch_then_reported(failure):
     model = _StatusSequence(getattr(status, failure), status.kOptimal)
     assert mixture_lp._run(model, 10.0) == status.kOptimal and model.cleared == 1
     assert model.presolve == ["off", "choose"]
-    with pytest.raises(RuntimeError, match="LP failed"):
-        mixture_lp._run(_StatusSequence(getattr(status, failure), status.kSolveError), 10.0)
+    assert model.solver == []
+    with pytest.raises(mixture_lp.LPSolverError, match="LP failed"):
+        mixture_lp._run(_StatusSequence(getattr(status, failure), status.kSolveError,
+                                        status.kSolveError), 10.0)
 
 
 def test_the_engine_operator_gives_the_matrix_solution(monkeypatch):

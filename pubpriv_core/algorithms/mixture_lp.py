@@ -23,8 +23,9 @@ constant floor t ≥ c. Two solvers:
   stay answered about as well as by the anchor (an LP vertex restricted to S is sparse and
   answers them badly).
 
-  On a time limit, :func:`constraint_generation` either raises :class:`LPTimeLimitError`
-  (``on_time_limit="raise"``) or returns the certified interval it holds (``"interval"``):
+  On a time limit (or a restricted LP that no HiGHS run answers), :func:`constraint_generation`
+  either raises (``on_time_limit="raise"``) or returns the certified interval it holds
+  (``"interval"``):
   ``lower`` = the level τ (c, or the last restricted LP's value: relaxations of f) and ``value`` =
   the smallest max error of any μ it met (the anchor, the descent's iterate, each nearest μ),
   with ``certified`` false unless they meet within ``TOL``.
@@ -83,6 +84,10 @@ class LPTimeLimitError(ValueError):
     """HiGHS stopped at the time limit before proving optimality."""
 
 
+class LPSolverError(RuntimeError):
+    """No HiGHS run (:func:`_run` and its fallbacks) answered a restricted LP."""
+
+
 @dataclass(frozen=True)
 class MixtureSolution:
     """A best-mixture LP: certified value (or interval, on a time limit), μ and the cut's size."""
@@ -138,8 +143,10 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
     :func:`~.mixture_descent.penalty_descent` towards max error ≤ c; if it gets there, f = c is
     certified with no LP (0 rounds). ``matrix`` is a CSR matrix or an operator with the same
     ``@``, ``.T @``, row selection and ``shape`` (:class:`~.mixture_operator.SupportIncidence`).
-    At ``time_limit`` seconds: raise :class:`LPTimeLimitError` (``on_time_limit="raise"``) or
-    return the interval [τ, best max error] found so far, ``certified`` false (``"interval"``).
+    At ``time_limit`` seconds, or when HiGHS answers no run of a restricted LP
+    (:class:`LPSolverError`): raise (``on_time_limit="raise"``) or return the interval
+    [τ, best max error] found so far, ``certified`` false (``"interval"``; its bounds hold
+    whatever stopped the search).
     ``progress`` (if given) is called with that interval after the descent and after each
     round."""
     if on_time_limit not in ON_TIME_LIMIT:
@@ -148,7 +155,7 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
     search = _Search(matrix, target, floor, time.perf_counter(), progress)
     try:
         return _generate(search, anchor, time_limit, groups, per_group, descent_steps)
-    except LPTimeLimitError:
+    except (LPTimeLimitError, LPSolverError):
         if on_time_limit == "raise" or search.best is None:
             raise
         return search.interval()
@@ -347,8 +354,10 @@ def _run_warm(highs: _Highs, time_limit: float, rows: int) -> highspy.HighsModel
     presolve."""
     start = time.perf_counter()
     highs.setOptionValue("simplex_iteration_limit", warm_budget(rows))
-    status = _run(highs, time_limit)
-    highs.setOptionValue("simplex_iteration_limit", _MAX_PIVOTS)
+    try:
+        status = _run(highs, time_limit)
+    finally:
+        highs.setOptionValue("simplex_iteration_limit", _MAX_PIVOTS)
     if status == highspy.HighsModelStatus.kIterationLimit:
         highs.clearSolver()
         status = _run(highs, _time_left(start, time_limit))
@@ -365,27 +374,50 @@ def _run(highs: _Highs, time_limit: float) -> highspy.HighsModelStatus:
     (HiGHS can stop so when its presolved problem is infeasible but the simplex does not prove
     it — met on liu2021's |X̂| = 4,096 sweep, where the same model without presolve is proved
     infeasible — or after a warm restart, by its anti-cycling test) or a solve, presolve or
-    postsolve error (met on a warm restart of liu2021's m = 10,000 mixture LP) is solved once more
-    from scratch without presolve, with the time left; once the time is used up it counts as the
-    time limit."""
+    postsolve error (met on a warm restart of liu2021's m = 10,000 mixture LP) is solved again
+    from scratch with the time left, in turn by each of :data:`_FALLBACKS`: without presolve,
+    then by the interior-point method (on fig1_paper_scale's shift-0.6 source, 250K-non-zero
+    joins, round 16's nearest-μ LP ends ``Unknown`` in the dual simplex with and without
+    presolve, at default tolerances too, and is proved infeasible by the interior-point method
+    in 20 s). Once the time is used up it counts as the time limit; a model no run answers
+    raises :class:`LPSolverError`."""
     start = time.perf_counter()
     _limit_run(highs, time_limit)
     highs.run()
     status = highs.getModelStatus()
-    if status in _RETRIED:
-        highs.clearSolver()
-        _limit_run(highs, max(time_limit - (time.perf_counter() - start), 0.0))
-        highs.setOptionValue("presolve", "off")
-        highs.run()
-        highs.setOptionValue("presolve", "choose")
-        status = highs.getModelStatus()
-        if status in _RETRIED and time.perf_counter() - start >= time_limit:
+    for options in _FALLBACKS:
+        if status not in _RETRIED:
+            break
+        left = time_limit - (time.perf_counter() - start)
+        if left <= 0:
             raise _time_limit_error(time_limit)
-    if status == highspy.HighsModelStatus.kTimeLimit:
+        status = _run_with(highs, left, options)
+    if status == highspy.HighsModelStatus.kTimeLimit or (
+            status in _RETRIED and time.perf_counter() - start >= time_limit):
         raise _time_limit_error(time_limit)
     if status not in (*_SOLVED, highspy.HighsModelStatus.kIterationLimit):
-        raise RuntimeError(f"best-mixture LP failed: {highs.modelStatusToString(status)}")
+        raise LPSolverError(f"best-mixture LP failed: {highs.modelStatusToString(status)}")
     return status
+
+
+#: options of the runs from scratch that follow a run ending in a :data:`_RETRIED` status, in
+#: turn (:func:`_run`), and the values they are reset to after each.
+_FALLBACKS = ({"presolve": "off"}, {"solver": "ipm"})
+_DEFAULTS = {"presolve": "choose", "solver": "choose"}
+
+
+def _run_with(highs: _Highs, seconds: float, options: dict) -> highspy.HighsModelStatus:
+    """One run from scratch with ``options`` set for it alone."""
+    highs.clearSolver()
+    _limit_run(highs, seconds)
+    for name, value in options.items():
+        highs.setOptionValue(name, value)
+    try:
+        highs.run()
+    finally:
+        for name in options:
+            highs.setOptionValue(name, _DEFAULTS[name])
+    return highs.getModelStatus()
 
 
 def _limit_run(highs: _Highs, seconds: float) -> None:
