@@ -224,7 +224,7 @@ PAPER_VALIDATION_RUNS = 1
 #: seconds of the exact best-mixture LP per source at paper scale (else the certified
 #: interval [absent-cell floor, MW-100 estimate] is drawn): with the MW-100 estimate and the
 #: answers a run stays under 60 s
-PAPER_LP_SECONDS = 45
+PAPER_LP_SECONDS = 40
 #: the released-code comparison (docs/matched-signal.md): PMW^Pub as Alg. 1, with the released
 #: code's output average, and with its output average and replay, each at its best average T
 RELEASED_VARIANTS = ((), ("algo.output=released_code",),
