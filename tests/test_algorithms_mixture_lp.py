@@ -171,7 +171,7 @@ def test_a_time_limit_returns_the_certified_interval(monkeypatch):
         rounds.clear()
         part = constraint_generation(matrix, target, floor, p.public_weights, 60.0,
                                      on_time_limit="interval")
-        assert not part.certified
+        assert not part.certified and part.stopped == "time limit"
         assert floor <= part.lower <= exact.value + TOL <= part.value + 2 * TOL
         assert part.value == pytest.approx(max(np.abs(matrix @ part.weights - target).max(),
                                                floor), abs=1e-12)
@@ -183,6 +183,7 @@ def test_a_time_limit_returns_the_certified_interval(monkeypatch):
     part = constraint_generation(matrix, target, floor, p.public_weights, 60.0,
                                  on_time_limit="interval")
     assert not part.certified and part.lower == floor
+    assert part.stopped == "best-mixture LP failed: Unknown"
     with pytest.raises(mixture_lp.LPSolverError):
         constraint_generation(matrix, target, floor, p.public_weights, 60.0)
 

@@ -145,7 +145,8 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
     ``eps``, ``T`` and ``rng`` are ignored; ρ = 0 because nothing is released about D̃ beyond a
     reference line. The trace carries ``lp_value`` (certified to 1e-9; NaN when the LP was not
     run or not certified within ``lp_time_limit``), ``lp_lower``, the constraint generation's
-    ``lp_rounds``, ``lp_working_cells``, ``lp_active_cells`` and ``lp_seconds``, ``mw_value``
+    ``lp_rounds``, ``lp_working_cells``, ``lp_active_cells``, ``lp_seconds`` and ``lp_stopped``
+    (what ended an uncertified LP: "time limit" or HiGHS's failure; "" if certified), ``mw_value``
     (the paper's MW estimate; NaN when not computed), and the interval f ∈ [``mixture_lower``,
     ``mixture_upper``] with ``mixture_certified`` (upper − lower ≤ 1e-9): the lower bound is the
     LP's level τ (at least the absent-cell floor c, the bound with no LP), the upper bound the
@@ -179,4 +180,5 @@ def _lp_trace(solution: MixtureSolution) -> dict:
     return {"lp_value": solution.value if solution.certified else float("nan"),
             "lp_lower": solution.lower, "lp_rounds": solution.rounds,
             "lp_working_cells": solution.working_cells,
-            "lp_active_cells": solution.active_cells, "lp_seconds": solution.runtime_s}
+            "lp_active_cells": solution.active_cells, "lp_seconds": solution.runtime_s,
+            "lp_stopped": solution.stopped}

@@ -100,6 +100,7 @@ class MixtureSolution:
     active_cells: int   # present cells whose error is within TOL of ``value`` at the optimum
     runtime_s: float
     certified: bool = True   # value ≤ lower + TOL: f is known to 1e-9 (else f ∈ [lower, value])
+    stopped: str = ""        # what ended a search short of that: "time limit" or HiGHS's failure
 
 
 def solve_on_cells(matrix: sp.csr_matrix, target: np.ndarray, floor: float,
@@ -155,10 +156,10 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
     search = _Search(matrix, target, floor, time.perf_counter(), progress)
     try:
         return _generate(search, anchor, time_limit, groups, per_group, descent_steps)
-    except (LPTimeLimitError, LPSolverError):
+    except (LPTimeLimitError, LPSolverError) as stop:
         if on_time_limit == "raise" or search.best is None:
             raise
-        return search.interval()
+        return search.interval("time limit" if isinstance(stop, LPTimeLimitError) else str(stop))
 
 
 #: what :func:`constraint_generation` does at its time limit.
@@ -190,12 +191,13 @@ class _Search:
             self._sizes = self.matrix @ np.ones(self.matrix.shape[1])
         return self._sizes
 
-    def interval(self) -> MixtureSolution:
+    def interval(self, stopped: str = "") -> MixtureSolution:
         value, mu = self.best
+        certified = value <= self.level + TOL
         return MixtureSolution(value=value, lower=self.level, weights=mu, rounds=self.rounds,
                                working_cells=self.working, active_cells=0,
                                runtime_s=time.perf_counter() - self.start,
-                               certified=value <= self.level + TOL)
+                               certified=certified, stopped="" if certified else stopped)
 
 
 def _generate(search: _Search, anchor, time_limit, groups, per_group, descent_steps):
