@@ -302,10 +302,15 @@ def test_the_engine_operator_gives_the_matrix_solution(monkeypatch):
     kept = mixture_lp._within_nonzeros(cells, excess, sizes, int(sizes[-3:].sum()))
     assert np.array_equal(kept, cells[-3:])
     assert mixture_lp._within_nonzeros(cells, excess, sizes, 0).size == 1
-    monkeypatch.setattr(mixture_lp, "OPERATOR_JOIN_NONZEROS", 3 * int(sizes.max()))
     monkeypatch.setattr(mixture_lp, "DESCENT_STEPS", 0)
-    c = constraint_generation(operator, target, floor, p.public_weights, 60.0)
+    joins = []
+    within = mixture_lp._within_nonzeros
+    monkeypatch.setattr(mixture_lp, "_within_nonzeros", lambda *args: joins.append(args[-1])
+                        or within(*args))
+    c = constraint_generation(operator, target, floor, p.public_weights, 60.0,
+                              join_nonzeros=3 * int(sizes.max()))
     assert c.certified and c.value == pytest.approx(a.value, abs=1e-9)
+    assert joins and set(joins) == {3 * int(sizes.max())}
 
 
 def test_a_stalled_warm_restart_is_solved_afresh(monkeypatch):

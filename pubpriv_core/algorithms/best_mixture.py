@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.algorithms.mixture_lp import (TOL, LPTimeLimitError, MixtureSolution,  # noqa: F401
+from pubpriv_core.algorithms.mixture_lp import (OPERATOR_JOIN_NONZEROS, TOL,  # noqa: F401
+                                                LPTimeLimitError, MixtureSolution,
                                                 constraint_generation, plain_lp)
 from pubpriv_core.algorithms.mixture_operator import SupportIncidence
 from pubpriv_core.algorithms.multiplicative_weights import MWState
@@ -55,6 +56,7 @@ def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
                        time_limit: float = DEFAULT_LP_TIME_LIMIT,
                        on_time_limit: str = "raise",
                        max_nonzeros: int = DEFAULT_LP_MAX_NONZEROS,
+                       join_nonzeros: int = OPERATOR_JOIN_NONZEROS,
                        progress=None) -> MixtureSolution:
     """Exact f(X̂) by constraint generation from ``anchor`` (the public distribution A_0); the
     cells joining per round are spread over the marginals. Its active cells count the absent
@@ -62,14 +64,16 @@ def best_mixture_exact(answerer: SupportAnswerer, true_answers: np.ndarray,
     raise, or (``on_time_limit="interval"``) return the certified interval [lower, value]
     reached (:func:`~.mixture_lp.constraint_generation`). Past ``max_nonzeros`` (|X̂|·W) the
     incidence matrix is not built: the engine serves as the operator
-    (:class:`~.mixture_operator.SupportIncidence`). ``progress`` is passed on to
+    (:class:`~.mixture_operator.SupportIncidence`), and at most ``join_nonzeros`` of its
+    non-zeros join per round. ``progress`` is passed on to
     :func:`~.mixture_lp.constraint_generation`."""
     present, floor = _split(answerer, true_answers)
     too_big = answerer.size * answerer.workload.num_marginals > max_nonzeros
     matrix = SupportIncidence(answerer) if too_big else present_incidence(answerer)
     solution = constraint_generation(matrix, true_answers[present], floor, anchor, time_limit,
                                      groups=answerer.workload.marginal_of(present),
-                                     on_time_limit=on_time_limit, progress=progress)
+                                     join_nonzeros=join_nonzeros, on_time_limit=on_time_limit,
+                                     progress=progress)
     absent = np.delete(true_answers, present)
     at_value = int(np.count_nonzero(absent >= solution.value - TOL))
     return dataclasses.replace(solution, active_cells=solution.active_cells + at_value)

@@ -136,6 +136,7 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
                           groups: np.ndarray | None = None,
                           per_group: int = PER_GROUP,
                           descent_steps: int | None = None,
+                          join_nonzeros: int = OPERATOR_JOIN_NONZEROS,
                           on_time_limit: str = "raise",
                           progress=None) -> MixtureSolution:
     """f by constraint generation (module docstring); ``groups`` gives each cell's marginal
@@ -143,7 +144,8 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
     by at most ``descent_steps`` (None: ``DESCENT_STEPS``) steps of
     :func:`~.mixture_descent.penalty_descent` towards max error ≤ c; if it gets there, f = c is
     certified with no LP (0 rounds). ``matrix`` is a CSR matrix or an operator with the same
-    ``@``, ``.T @``, row selection and ``shape`` (:class:`~.mixture_operator.SupportIncidence`).
+    ``@``, ``.T @``, row selection and ``shape`` (:class:`~.mixture_operator.SupportIncidence`);
+    on such an operator the cells joining in one round hold at most ``join_nonzeros`` non-zeros.
     At ``time_limit`` seconds, or when HiGHS answers no run of a restricted LP
     (:class:`LPSolverError`): raise (``on_time_limit="raise"``) or return the interval
     [τ, best max error] found so far, ``certified`` false (``"interval"``; its bounds hold
@@ -155,7 +157,8 @@ def constraint_generation(matrix: sp.csr_matrix, target: np.ndarray, floor: floa
                          f"{', '.join(ON_TIME_LIMIT)}")
     search = _Search(matrix, target, floor, time.perf_counter(), progress)
     try:
-        return _generate(search, anchor, time_limit, groups, per_group, descent_steps)
+        return _generate(search, anchor, time_limit, groups, per_group, descent_steps,
+                         join_nonzeros)
     except (LPTimeLimitError, LPSolverError) as stop:
         if on_time_limit == "raise" or search.best is None:
             raise
@@ -200,7 +203,8 @@ class _Search:
                                certified=certified, stopped="" if certified else stopped)
 
 
-def _generate(search: _Search, anchor, time_limit, groups, per_group, descent_steps):
+def _generate(search: _Search, anchor, time_limit, groups, per_group, descent_steps,
+              join_nonzeros):
     matrix, target, floor, start = search.matrix, search.target, search.floor, search.start
     groups = np.zeros(matrix.shape[0], dtype=np.int64) if groups is None else np.asarray(groups)
     anchor = np.asarray(anchor, dtype=float) / np.sum(anchor)
@@ -225,7 +229,7 @@ def _generate(search: _Search, anchor, time_limit, groups, per_group, descent_st
         _time_left(start, time_limit)
         cells = _joining(excess, search.level, groups, per_group)
         if isinstance(matrix, SupportIncidence):
-            cells = _within_nonzeros(cells, excess, search.cell_sizes(), OPERATOR_JOIN_NONZEROS)
+            cells = _within_nonzeros(cells, excess, search.cell_sizes(), join_nonzeros)
         working[cells] = True
         search.working = int(working.sum())
         nearest.add(cells)

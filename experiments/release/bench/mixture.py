@@ -39,7 +39,7 @@ import time
 from experiments.release.problems import build_problem, data_context
 from experiments.release.sweep import compose_exact
 from pubpriv_core.algorithms.best_mixture import _split, best_mixture_exact, best_mixture_mw
-from pubpriv_core.algorithms.mixture_lp import LPTimeLimitError
+from pubpriv_core.algorithms.mixture_lp import OPERATOR_JOIN_NONZEROS, LPTimeLimitError
 
 _NIST = ["experiment=fig1_nist", "algo=best_mixture"]
 _FULL = [*_NIST, "dataset.reduced=false", "workload.k=3"]
@@ -118,7 +118,8 @@ def _progress(cpu: float, floor: float):
     return show
 
 
-def measure(overrides, with_mw: bool, time_limit: float, show_progress: bool = False) -> str:
+def measure(overrides, with_mw: bool, time_limit: float, show_progress: bool = False,
+            join_nonzeros: int = OPERATOR_JOIN_NONZEROS) -> str:
     """One result line for the problem of repetition 0 of the composed config (or of a
     liu2021 trial)."""
     if overrides[0] == "liu2021":
@@ -136,6 +137,7 @@ def measure(overrides, with_mw: bool, time_limit: float, show_progress: bool = F
     try:
         solution = best_mixture_exact(answerer, problem.true_answers, problem.public_weights,
                                       time_limit, on_time_limit="interval",
+                                      join_nonzeros=join_nonzeros,
                                       progress=_progress(cpu, floor) if show_progress else None)
     except LPTimeLimitError:
         line += f"not certified within {time_limit:g} s ({time.process_time() - cpu:.1f} s CPU)"
@@ -166,12 +168,14 @@ def _mw_part(answerer, problem, with_mw: bool) -> str:
 
 
 def run_benchmark(only: str = "", with_mw: bool = True, time_limit: float = 60.0,
-                  show_progress: bool = False) -> None:
+                  show_progress: bool = False,
+                  join_nonzeros: int = OPERATOR_JOIN_NONZEROS) -> None:
     """Time every setting whose label contains ``only``; one line each (with ``show_progress``,
-    the interval after every round too)."""
+    the interval after every round too). ``join_nonzeros``: the non-zeros joining per round on
+    the engine operator (the paper-scale settings)."""
     for label, overrides in SETTINGS:
         if only.lower() in label.lower():
             if show_progress:
                 print(label, flush=True)
-            print(f"{label:55s} {measure(overrides, with_mw, time_limit, show_progress)}",
-                  flush=True)
+            line = measure(overrides, with_mw, time_limit, show_progress, join_nonzeros)
+            print(f"{label:55s} {line}", flush=True)
