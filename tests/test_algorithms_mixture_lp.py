@@ -216,6 +216,8 @@ class _StatusSequence:
             self.presolve.append(value)
         if name == "solver":
             self.solver.append(value)
+        if name == "simplex_iteration_limit":
+            self.pivots = value
 
     def run(self):
         self.status = self.statuses.pop(0)
@@ -266,6 +268,14 @@ def test_each_run_gets_its_own_time_limit():
     assert mixture_lp._run(model.highs, 5.0) == highspy.HighsModelStatus.kOptimal
     status, limit = model.highs.getOptionValue("time_limit")
     assert limit == pytest.approx(before + 5.0)
+
+
+def test_a_warm_restart_stopped_by_its_time_limit_leaves_no_pivot_budget_behind():
+    import highspy
+    model = _StatusSequence(highspy.HighsModelStatus.kTimeLimit)
+    with pytest.raises(LPTimeLimitError):
+        mixture_lp._run_warm(model, 10.0, rows=3)
+    assert model.pivots == mixture_lp._MAX_PIVOTS
 
 
 @pytest.mark.parametrize("failure", ["kSolveError", "kPresolveError", "kPostsolveError"])
