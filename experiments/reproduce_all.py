@@ -80,6 +80,7 @@ def equivalent_command(name: str, out: Path, release_kwargs: dict) -> list[str]:
     for key in ("data_root", "results_dir"):
         args += [f"--{key.replace('_', '-')}", str(kw[key])] if kw.get(key) else []
     args += ["--no-run"] if kw.get("no_run") else []
+    args += ["--pin-workers"] if kw.get("pin") else []
     if kw.get("launcher") is not None:
         args += ["--launcher", "slurm"]
         for option in kw["launcher"].options:

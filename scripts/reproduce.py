@@ -82,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
                              "results/<artefact>/runs.csv beside the new ones")
     parser.add_argument("--no-run", action="store_true",
                         help="only collect, select and plot (no records: the committed runs.csv)")
+    parser.add_argument("--pin-workers", action="store_true",
+                        help="hold each joblib worker to its own cores (faster GEM/RAP sweeps "
+                             "on few cores; their float rounding follows the cores a worker "
+                             "sees, see docs/benchmarks.md)")
     parser.add_argument("--launcher", choices=("joblib", "slurm"), default="joblib",
                         help="joblib workers on this machine (--jobs), or Slurm array tasks with "
                              "the resources of hydra/launcher=slurm")
@@ -100,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
                          + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
     if args.launcher_option and args.launcher != "slurm":
         parser.error("--launcher-option applies to --launcher slurm")
+    if args.pin_workers and args.launcher != "joblib":
+        parser.error("--pin-workers applies to joblib workers (--launcher joblib)")
     try:
         launcher = SlurmLauncher(tuple(args.launcher_option)) if args.launcher == "slurm" else None
         if launcher is not None and not args.no_run:
@@ -115,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                      settings=args.set, data_root=args.data_root, results_dir=args.results_dir,
                      out=args.out, no_run=args.no_run, into=args.into, algos=args.algos,
                      with_committed=args.with_committed, launcher=launcher,
-                     command=list(sys.argv[1:] if argv is None else argv))
+                     pin=args.pin_workers, command=list(sys.argv[1:] if argv is None else argv))
 
 
 def name_list(text: str) -> tuple[str, ...]:
@@ -135,7 +141,7 @@ def dispatch(args, launcher: SlurmLauncher | None) -> int:
     if args.artefact == "all":
         release = {"tuning": args.tuning, "jobs": args.jobs, "settings": args.set,
                    "data_root": args.data_root, "results_dir": args.results_dir,
-                   "no_run": args.no_run, "launcher": launcher}
+                   "no_run": args.no_run, "launcher": launcher, "pin": args.pin_workers}
         return reproduce_all(Path(args.out) if args.out else root, quick=args.quick,
                              release_kwargs=release, only=args.targets)
     out = Path(args.out) if args.out else theory_out(root, args.artefact)

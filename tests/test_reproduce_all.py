@@ -109,7 +109,8 @@ def test_an_artefact_of_all_records_the_single_command_that_does_the_same(tmp_pa
 
     out = tmp_path / "sota"
     kwargs = {"quick": False, "tuning": "paper", "jobs": 2, "settings": ["runs=3"],
-              "data_root": "/data", "results_dir": None, "no_run": True, "launcher": None}
+              "data_root": "/data", "results_dir": None, "no_run": True, "launcher": None,
+              "pin": False}
     argv = reproduce_all.equivalent_command("sota", out, kwargs)
     assert argv == ["sota", "--jobs", "2", "--tuning", "paper", "--set", "runs=3", "--data-root",
                     "/data", "--no-run", "--out", str(out)]
@@ -117,6 +118,9 @@ def test_an_artefact_of_all_records_the_single_command_that_does_the_same(tmp_pa
     monkeypatch.setattr(script, "reproduce", lambda name, **kw: seen.update(kw, name=name) or 0)
     assert script.main(argv) == 0                 # the recorded command runs the same
     assert {k: seen[k] for k in kwargs} == kwargs and seen["out"] == str(out)
+    pinned = {**kwargs, "pin": True}
+    assert script.main(reproduce_all.equivalent_command("sota", out, pinned)) == 0
+    assert {k: seen[k] for k in kwargs} == pinned
     slurm = {**kwargs, "launcher": SlurmLauncher(("partition=debug",))}
     assert reproduce_all.equivalent_command("sota", out, slurm)[-6:] == [
         "--launcher", "slurm", "--launcher-option", "partition=debug", "--out", str(out)]

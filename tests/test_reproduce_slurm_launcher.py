@@ -90,6 +90,7 @@ def test_a_sweep_through_the_launcher_writes_the_joblib_records(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--launcher-option", "partition=debug"], "--launcher-option applies to --launcher slurm"),
+    (["--launcher", "slurm", "--pin-workers"], "--pin-workers applies to joblib workers"),
     (["--launcher", "slurm", "--launcher-option", "partiton=debug"],
      "--launcher-option 'partiton=debug': write KEY=VALUE"),
 ])
@@ -111,7 +112,7 @@ def test_a_run_time_artefact_runs_one_slurm_task_at_a_time(monkeypatch, tmp_path
     """Table 1 times iterations: its tasks must not share the node, as with one joblib worker."""
     seen = []
 
-    def stages(work, no_run, jobs, launcher):
+    def stages(work, no_run, jobs, launcher, pin):
         seen.append(launcher)
         raise Stop
     monkeypatch.setattr(reproduce, "run_stages", stages)

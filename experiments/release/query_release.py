@@ -29,6 +29,7 @@ from experiments.release.problems import (build_problem, data_context, repetitio
                                   set_cache_budget)
 from experiments.release.signal import release_eps
 from experiments.release.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
+from experiments.release.worker_cores import visible_cores
 from pubpriv_core.algorithms import run_algorithm
 from pubpriv_core.algorithms.shared_cache import shared_under
 from pubpriv_core.privacy import default_delta, eps_from_rho
@@ -216,7 +217,8 @@ def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -
         **{key: float(value) for key, value in errors.items()},
         "runtime_s": float(release.runtime_s), "per_iter_s": float(release.per_iter_s),
         "iterations": int(release.iterations), "trace": _scalar_trace(release.trace),
-        "hostname": platform.node(), "version": pubpriv_core.__version__,
+        "hostname": platform.node(), "cores": visible_cores(),
+        "version": pubpriv_core.__version__,
         "numpy_version": np.__version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 

@@ -101,13 +101,15 @@ def plan(artefact: Artefact, settings: list[str], quick: bool,
     return Plan(list(configs.values()), frame, tuned, sorted(every))
 
 
-def run_stages(work: Plan, no_run: bool, jobs: int, launcher=None) -> SweepReport | None:
-    """Sweep the plan (``jobs`` joblib workers, or the Slurm ``launcher``), then each second
+def run_stages(work: Plan, no_run: bool, jobs: int, launcher=None,
+               pin: bool = False) -> SweepReport | None:
+    """Sweep the plan (``jobs`` joblib workers, each on its own cores with ``pin``, or the
+    Slurm ``launcher``), then each second
     stage (:mod:`experiments.release.stages`) the records call for, until none is left; with
     ``no_run`` only the stages already stored are planned."""
     from experiments.release.stages import T_EXTENSION, next_stage
 
-    sweep = partial(run_sweep, n_jobs=jobs, launcher=launcher)
+    sweep = partial(run_sweep, n_jobs=jobs, launcher=launcher, pin=pin)
     reports = [] if no_run else [sweep(work.configs)]
     for _ in range(len(T_EXTENSION) + 2):
         try:
@@ -237,7 +239,8 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
               settings: list[str] | None = None, data_root: str | None = None,
               results_dir: str | None = None, out: str | None = None, no_run: bool = False,
               into: str = "runs", command: list[str] | None = None,
-              algos: tuple[str, ...] = (), with_committed: bool = False, launcher=None) -> int:
+              algos: tuple[str, ...] = (), with_committed: bool = False, launcher=None,
+              pin: bool = False) -> int:
     """Sweep, collect, select and draw artefact ``name`` (or an alias); returns the exit status.
 
     ``settings`` are overrides applied to every block; ``command`` is the command line recorded
@@ -247,7 +250,8 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
     ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. A
     :class:`~experiments.release.slurm.SlurmLauncher` runs the sweeps as Slurm arrays instead
-    of ``jobs`` joblib workers (a run-time artefact one task at a time). Bad input is one
+    of ``jobs`` joblib workers (a run-time artefact one task at a time); ``pin`` holds each
+    worker to its own cores (:mod:`experiments.release.worker_cores`). Bad input is one
     ``error:`` line (status 2), a failed write or failed Slurm tasks one line (status 1), Ctrl-C
     the records kept (status 130)."""
     tick = time.perf_counter()
@@ -269,7 +273,7 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
         left_out = lines_left_out(artefact, work, algos)
         folders = sorted({cfg["results_dir"] for cfg in work.configs})
         with quiet_workers():   # Ctrl-C: this process's one line, no worker tracebacks
-            report = run_stages(work, no_run, jobs, launcher)
+            report = run_stages(work, no_run, jobs, launcher, pin)
         table, source = collect_or_committed(work, artefact, no_run)
         table = table[table["algo"].isin(algos)] if algos else table
         if committed is not None:

@@ -31,7 +31,7 @@ from contextlib import nullcontext
 from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import UserError, hydra_error_line
@@ -43,6 +43,7 @@ from experiments.release.config import register_configs
 from experiments.release.problems import data_context
 from experiments.release.query_release import run_repetition
 from experiments.release.store import ResultsStore, config_hash
+from experiments.release.worker_cores import CoreSlots, claim, core_slots
 
 PRESET_DIR = CONF_DIR / "experiment"
 
@@ -219,9 +220,11 @@ def describe(cfg: dict[str, Any]) -> str:
             f"{cfg['public']['kind']}), {budget}, T={cfg['T']}")
 
 
-def run_group(group: Sequence[Task]) -> tuple[float, int]:
-    """Run the tasks of one problem in this process (the problem is built once); (seconds, number
-    of tasks)."""
+def run_group(group: Sequence[Task], slots: CoreSlots | None = None) -> tuple[float, int]:
+    """Run the tasks of one problem in this process (the problem is built once), on the cores of
+    a free slot of ``slots`` (:mod:`experiments.release.worker_cores`); (seconds, number of
+    tasks)."""
+    claim(slots)
     tick = time.perf_counter()
     for task in group:
         run_repetition(task.cfg, task.run)
@@ -229,8 +232,9 @@ def run_group(group: Sequence[Task]) -> tuple[float, int]:
 
 
 def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = False,
-              check: bool = True, log=None, launcher=None) -> SweepReport:
-    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers, or,
+              check: bool = True, log=None, launcher=None, pin: bool = False) -> SweepReport:
+    """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers (with
+    ``pin``, each on its own cores: :mod:`experiments.release.worker_cores`), or,
     given a :class:`~experiments.release.slurm.SlurmLauncher`, as one Slurm array task per
     problem group (job files under ``<results_dir>/slurm/``); prints ``task i/N`` lines with the
     elapsed time and the time left, and one closing line (:mod:`experiments.progress`)."""
@@ -245,17 +249,20 @@ def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = 
         f"{len(todo)} to run in {len(groups)} problem groups on {where}")
     progress = Progress(total=len(todo), unit="task")
     times = []
-    if launcher is not None:
-        folder = results_dirs(configs)[0] / "slurm" / time.strftime("%Y%m%d-%H%M%S")
-        finished = launcher.map(run_group, groups, folder)
-    elif n_jobs == 1:
-        finished = map(run_group, groups)
-    else:
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        finished = parallel(delayed(run_group)(group) for group in groups)
-    for seconds, count in finished:
-        times.append(seconds)
-        log("  " + progress.step(f"group {len(times)}/{len(groups)} in {clock(seconds)}", count))
+    local = launcher is None and pin
+    with core_slots(effective_n_jobs(n_jobs) if local else 1) as slots:
+        if launcher is not None:
+            folder = results_dirs(configs)[0] / "slurm" / time.strftime("%Y%m%d-%H%M%S")
+            finished = launcher.map(run_group, groups, folder)
+        elif n_jobs == 1:
+            finished = map(run_group, groups)
+        else:
+            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            finished = parallel(delayed(run_group)(group, slots) for group in groups)
+        for seconds, count in finished:
+            times.append(seconds)
+            log("  " + progress.step(f"group {len(times)}/{len(groups)} in {clock(seconds)}",
+                                     count))
     wall = time.perf_counter() - tick
     missing = len(pending_tasks(configs)[0])
     log(sweep_summary(new=len(todo) - missing, reused=skipped, missing=missing, wall=wall,
