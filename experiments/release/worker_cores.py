@@ -35,8 +35,9 @@ _HELD: tuple[str, FileLock, tuple[int, ...], set[int]] | None = None
 
 
 def visible_cores() -> int:
-    """How many cores this process may run on: the size of XLA's thread pool, which decides the
-    float rounding of GEM's and RAP^softmax's JAX steps (kept in every record)."""
+    """How many cores this process may run on: what sizes XLA's thread pool at its first
+    computation, which decides the float rounding of GEM's and RAP^softmax's JAX steps (kept in
+    every record)."""
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
@@ -44,7 +45,7 @@ def visible_cores() -> int:
 
 def core_sets(jobs: int, cpus: list[int] | None = None) -> list[tuple[int, ...]]:
     """``jobs`` disjoint, contiguous sets covering ``cpus`` (default: the cores this process may
-    run on); none when the OS cannot pin a process or when 1 < jobs ≤ len(cpus) fails."""
+    run on); none where the OS cannot pin a process, and none unless 1 < jobs ≤ len(cpus)."""
     if not hasattr(os, "sched_setaffinity"):
         return []
     cpus = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
