@@ -16,7 +16,6 @@ the load average before it; then each arm's median wall and its ratio to the unp
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.console import positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_int, run_or_fail
 
 HERE = str(Path(__file__).resolve().parents[1])
 
@@ -65,7 +64,7 @@ def compare(preset: str, overrides: list[str], jobs: int, pairs: int, one_worker
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("preset", help="an experiment preset (conf/experiment)")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides of the preset's grid")
     parser.add_argument("--jobs", type=positive_int, default=2)

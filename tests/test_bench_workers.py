@@ -24,3 +24,10 @@ def test_a_failed_sweep_is_one_error_line(capsys):
         bench.main(["smoke", "algo=no_such_algorithm"])
     err = capsys.readouterr().err.strip()
     assert stop.value.code != 0 and err.startswith("error: ") and "\n" not in err
+
+
+def test_a_bad_argument_is_one_error_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["smoke", "--jobs", "0"])
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and err.startswith("error: argument --jobs") and "\n" not in err

@@ -3,7 +3,8 @@ experiments.release.bench.workers pinned|unpinned JOBS FOLDER PRESET [OVERRIDE â
 preset's grid (with the overrides) into the empty results folder FOLDER on JOBS joblib workers,
 each on its own cores or not (:mod:`experiments.release.worker_cores`), and prints one JSON line:
 the sweep's wall time, its tasks, the records' summed run time per algorithm and a digest of their
-errors (equal for both arms: pinning changes no release).
+max errors (equal in both arms where the releases do not depend on the cores a worker sees: not
+for GEM, GEM^Pub and RAP^softmax, whose XLA rounding follows them).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def sweep(pin: bool, jobs: int, folder: str, preset: str, overrides: list[str]) 
     for algo, seconds in zip(table["algo"], table["runtime_s"]):
         run_s[algo] += float(seconds)
     errors = json.dumps([float(e).hex() for e in table["max_error"]])
-    return {"pin": pin, "wall_s": report.wall_s, "tasks": report.tasks, "run_s": dict(run_s),
+    return {"wall_s": report.wall_s, "tasks": report.tasks, "run_s": dict(run_s),
             "errors_digest": hashlib.sha256(errors.encode()).hexdigest()[:16]}
 
 
