@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--launcher-option applies to --launcher slurm")
     if args.pin_workers and args.launcher != "joblib":
         parser.error("--pin-workers applies to joblib workers (--launcher joblib)")
+    if args.pin_workers and args.jobs < 2:
+        parser.error("--pin-workers splits the cores among two or more workers; pass --jobs 2 "
+                     "or more, or leave it out (one worker uses every core)")
     try:
         launcher = SlurmLauncher(tuple(args.launcher_option)) if args.launcher == "slurm" else None
         if launcher is not None and not args.no_run:

@@ -91,6 +91,7 @@ def test_a_sweep_through_the_launcher_writes_the_joblib_records(tmp_path):
 @pytest.mark.parametrize("argv, message", [
     (["--launcher-option", "partition=debug"], "--launcher-option applies to --launcher slurm"),
     (["--launcher", "slurm", "--pin-workers"], "--pin-workers applies to joblib workers"),
+    (["--jobs", "1", "--pin-workers"], "--pin-workers splits the cores among two or more"),
     (["--launcher", "slurm", "--launcher-option", "partiton=debug"],
      "--launcher-option 'partiton=debug': write KEY=VALUE"),
 ])
