@@ -1,0 +1,105 @@
+#!/usr/bin/env python
+"""The slowest stored runs of record stores, each recomputed alone in a fresh process: their run
+time alone beside the stored one (measured in a sweep, beside a second worker), and whether the
+recomputation gives the stored max error to the bit.
+
+Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_slow_runs.py STORE [STORE …]
+[--over 60] [--top N]``, e.g. ``… bench_slow_runs.py runs/paper_scale runs/nist runs/sota_adult``:
+every record whose stored run time is over ``--over`` seconds (the slowest ``--top`` of them when
+given), slowest first, one at a time, nothing else started beside them. Prints a line per run as
+it finishes, then a Markdown table. A GEM, GEM^Pub or RAP^softmax record reproduces its max error
+only on as many cores as its sweep's worker saw (the record's ``cores``;
+:mod:`experiments.release.worker_cores`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from experiments.console import ArgumentParser, positive_int, run_or_fail
+
+HERE = str(Path(__file__).resolve().parents[1])
+
+
+def slow_records(stores: list[str], over: float, top: int | None) -> list[tuple[str, Path, dict]]:
+    """(store, record path, record) of every stored run over ``over`` s, slowest first."""
+    from experiments.release.store import ResultsStore, load_record
+
+    found = []
+    for store in map(lambda s: str(Path(s).resolve()), stores):
+        if not (Path(store) / "records").is_dir():
+            raise ValueError(f"{store} is no results store (no records/ folder); pass a "
+                             "results_dir such as runs/paper_scale")
+        for path in ResultsStore(store).paths():
+            record = load_record(path)
+            if record["runtime_s"] > over:
+                found.append((store, path, record))
+    found.sort(key=lambda item: -item[2]["runtime_s"])
+    return found[:top] if top else found
+
+
+def retime(store: str, path: Path) -> dict:
+    """One record recomputed in a fresh process (:mod:`experiments.release.bench.slow_runs`)."""
+    done = subprocess.run([sys.executable, "-m", "experiments.release.bench.slow_runs", store,
+                           str(path)], cwd=HERE, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"recomputing {path} failed: "
+                           f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+#: fields of the private and the public data that tell an artefact's problems apart
+DATA_FIELDS = ("region", "year", "shift", "delta", "reduced", "fraction")
+
+
+def label(record: dict) -> str:
+    """``gem_pub on synthetic (public dataset), eps=0.1, T=100, run 3; public shift=0.3``."""
+    from experiments.release.sweep import describe
+
+    cfg = record["config"]
+    parts = [f"{side} " + " ".join(f"{key}={cfg[side][key]}" for key in DATA_FIELDS
+                                   if cfg[side].get(key) is not None
+                                   and not (key == "fraction" and cfg[side][key] == 1.0))
+             for side in ("dataset", "public")]
+    return "; ".join([f"{describe(cfg)}, run {record['run']}",
+                      *[part for part in parts if "=" in part]])
+
+
+def bench(stores: list[str], over: float, top: int | None) -> None:
+    records = slow_records(stores, over, top)
+    if not records:
+        print(f"no stored run over {over:g} s in {', '.join(stores)}")
+        return
+    rows = []
+    for store, path, record in records:
+        load = os.getloadavg()[0]
+        out = retime(store, path)
+        rows.append((label(record), out))
+        print(f"{label(record)}: stored {out['stored_runtime_s']:.1f} s, alone "
+              f"{out['runtime_s']:.1f} s (process {out['wall_s']:.1f} s, load before {load:.1f}), "
+              f"same max error: {out['same_max_error']}", flush=True)
+    print("\n| run | stored (s) | alone (s) | same max error |\n|---|---|---|---|")
+    for name, out in rows:
+        print(f"| {name} | {out['stored_runtime_s']:.1f} | {out['runtime_s']:.1f} | "
+              f"{'yes' if out['same_max_error'] else 'no'} |")
+    alone = [out["runtime_s"] for _, out in rows]
+    print(f"\n{len(rows)} run(s); alone: slowest {max(alone):.1f} s, "
+          f"{sum(a > 60 for a in alone)} over 60 s")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stores", nargs="+", help="results stores (results_dir folders)")
+    parser.add_argument("--over", type=float, default=60.0,
+                        help="stored run time above which a run is recomputed (s)")
+    parser.add_argument("--top", type=positive_int, default=None,
+                        help="recompute only the slowest N of them")
+    args = parser.parse_args(argv)
+    run_or_fail(bench, args.stores, args.over, args.top)
+
+
+if __name__ == "__main__":
+    main()
