@@ -3,7 +3,8 @@
 
 Usage: ``python scripts/compare_records.py A B [--tol 0]``, A and B each a runner's
 ``results_dir`` (e.g. an artefact regenerated from empty records against an earlier run's folder,
-or the same artefact swept by joblib and by Slurm). Records are matched on (config hash, seed,
+or the same artefact swept by joblib and by Slurm) or an artefact's folder with its collected
+``runs.csv`` and no records (e.g. the committed ``results/fig2_adult_bias``, read to the bit). Records are matched on (config hash, seed,
 repetition); a pair differs when its max or mean error differ by more than ``--tol`` (default 0:
 the same bits; NaN on both sides counts as equal). Prints the counts, the runs found on one side
 only, and each differing pair with both values; exit status 0 when no common pair differs, 1 when
@@ -41,10 +42,13 @@ def compare(a: str, b: str, tol: float) -> tuple[pd.DataFrame, int, int, int]:
 
 
 def _records(folder: str) -> pd.DataFrame:
-    """The folder's records (key, algorithm and errors); a ``warning:`` line on stderr for each
-    damaged record file, which is skipped."""
+    """The folder's records (key, algorithm and errors), or its ``runs.csv`` when it holds no
+    records; a ``warning:`` line on stderr for each damaged record file, which is skipped."""
+    path = readable_folder(folder, "a results folder")
+    if (path / "runs.csv").is_file() and not (path / "records").is_dir():
+        return pd.read_csv(path / "runs.csv")[["algo", *KEY, *COMPARED]]
     damaged: list[str] = []
-    table = collect(readable_folder(folder, "a results folder"), damaged=damaged)
+    table = collect(path, damaged=damaged)
     for line in damaged:
         print(f"warning: {line}; skipped", file=sys.stderr)
     return table[["algo", *KEY, *COMPARED]]
@@ -62,8 +66,8 @@ def report(a: str, b: str, tol: float) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("a", metavar="A", help="a results_dir")
-    parser.add_argument("b", metavar="B", help="the results_dir to compare it with")
+    parser.add_argument("a", metavar="A", help="a results_dir (or an artefact's runs.csv folder)")
+    parser.add_argument("b", metavar="B", help="the folder to compare it with")
     parser.add_argument("--tol", type=non_negative_float, default=0.0,
                         help="largest difference of an error counted as equal (default 0)")
     args = parser.parse_args(argv)

@@ -79,3 +79,19 @@ def test_a_damaged_record_file_is_named_and_skipped(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith("1 runs in both, 1 only in")
     assert captured.err.startswith("warning: ") and str(damaged.name) in captured.err
+
+
+def test_a_collected_runs_csv_compares_to_the_bit(tmp_path, capsys):
+    from experiments.release.collect import collect
+    for run in range(3):
+        _write(tmp_path / "store", run, 0.1 + run / 3, mean_error=1 / 7 + run)
+    artefact = tmp_path / "artefact"
+    artefact.mkdir()
+    collect(tmp_path / "store").to_csv(artefact / "runs.csv", index=False)
+    assert compare_records.main([str(artefact), str(tmp_path / "store")]) == 0
+    assert capsys.readouterr().out.startswith("3 runs in both, 0 only in")
+    text = (artefact / "runs.csv").read_text()
+    changed = text.replace(repr(1 / 7 + 1), repr((1 / 7 + 1) * (1 + 1e-15)))
+    assert changed != text
+    (artefact / "runs.csv").write_text(changed)
+    assert compare_records.main([str(artefact), str(tmp_path / "store")]) == 1
