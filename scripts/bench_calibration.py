@@ -2,9 +2,10 @@
 """Where a Private-PGM run's calibration time goes: calls, clique cells swept, ns per cell, and
 whether another elimination order would give a smaller junction tree.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_calibration.py [--orders 300] --
-experiment=sota_adult algo=jam_pgm eps=0.1 public.delta=0.0``. The overrides after ``--`` are
-one ``run.py`` cell, run once in this process (records under a temporary folder) with
+Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_calibration.py [--orders 300]
+[--runs 1] -- experiment=sota_adult algo=jam_pgm eps=0.1 public.delta=0.0``. The overrides after
+``--`` are one ``run.py`` cell, its first ``--runs`` repetitions run in this process (records
+under a temporary folder) with
 :meth:`~pubpriv_core.algorithms.pgm_calibrate.CalibrationPlan.calibrate` timed per tree. Then,
 for the largest tree, its clique cells are set beside those of min-fill elimination and of
 ``--orders`` randomised greedy orders (each step a random attribute among those whose closed
@@ -29,8 +30,9 @@ from pubpriv_core.algorithms import pgm_calibrate
 HERE = Path(__file__).resolve().parents[1]
 
 
-def timed_run(overrides: list[str]) -> tuple[dict, float]:
-    """Run the cell; per tree (its plan) the calls and seconds of calibration, and the wall."""
+def timed_run(overrides: list[str], runs: int = 1) -> tuple[dict, float]:
+    """Run the cell's first ``runs`` repetitions; per tree (its plan) the calls and seconds of
+    calibration, and the wall."""
     calls: dict = defaultdict(lambda: [0, 0.0])
     plans: dict = {}
     calibrate = pgm_calibrate.CalibrationPlan.calibrate
@@ -47,7 +49,7 @@ def timed_run(overrides: list[str]) -> tuple[dict, float]:
     pgm_calibrate.CalibrationPlan.calibrate = counted
     argv, tick = sys.argv, time.perf_counter()
     with tempfile.TemporaryDirectory() as records:
-        sys.argv = ["run.py", *overrides, "runs=1", f"results_dir={records}",
+        sys.argv = ["run.py", *overrides, f"runs={runs}", f"results_dir={records}",
                     "hydra.sweeper.params={}", "progress=false"]
         try:
             runpy.run_path(str(HERE / "run.py"), run_name="__main__")
@@ -98,8 +100,8 @@ def randomised(rng: random.Random):
     return choose
 
 
-def report(overrides: list[str], orders: int) -> None:
-    trees, wall = timed_run(overrides)
+def report(overrides: list[str], orders: int, runs: int = 1) -> None:
+    trees, wall = timed_run(overrides, runs)
     if not trees:
         raise ValueError(f"{' '.join(overrides)} ran no junction-tree calibration; pass a "
                          "Private-PGM cell (algo=aim, mst or jam_pgm)")
@@ -123,9 +125,11 @@ def report(overrides: list[str], orders: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orders", type=positive_int, default=300)
+    parser.add_argument("--runs", type=positive_int, default=1,
+                        help="repetitions of the cell (0 … runs − 1), their trees all timed")
     parser.add_argument("overrides", nargs="+", help="run.py overrides of one cell (after --)")
     args = parser.parse_args(argv)
-    run_or_fail(report, args.overrides, args.orders)
+    run_or_fail(report, args.overrides, args.orders, args.runs)
 
 
 if __name__ == "__main__":

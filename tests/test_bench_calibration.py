@@ -24,3 +24,14 @@ def test_a_four_cycle_is_triangulated_by_one_chord():
     rng = random.Random(0)
     options = {2 * 3 * 7 + 3 * 5 * 7, 2 * 3 * 5 + 2 * 5 * 7}   # chord b–d or a–c
     assert {bench.tree_cells(cycle, SIZES, bench.randomised(rng)) for _ in range(50)} <= options
+
+
+def test_runs_times_the_trees_of_each_repetition(capsys):
+    import re
+    trees = []
+    for runs in ("1", "2"):
+        bench.main(["--orders", "2", "--runs", runs, "--", "experiment=smoke", "algo=mst",
+                    "eps=1"])
+        line = next(x for x in capsys.readouterr().out.splitlines() if " calibrations on " in x)
+        trees.append(int(re.search(r"calibrations on (\d+) trees", line).group(1)))
+    assert trees[1] == 2 * trees[0] > 0
