@@ -60,12 +60,14 @@ def label(record: dict) -> str:
     from experiments.release.sweep import describe
 
     cfg = record["config"]
-    parts = [f"{side} " + " ".join(f"{key}={cfg[side][key]}" for key in DATA_FIELDS
-                                   if cfg[side].get(key) is not None
-                                   and not (key == "fraction" and cfg[side][key] == 1.0))
-             for side in ("dataset", "public")]
-    return "; ".join([f"{describe(cfg)}, run {record['run']}",
-                      *[part for part in parts if "=" in part]])
+    parts = [f"{describe(cfg)}, run {record['run']}"]
+    for side in ("dataset", "public"):
+        fields = [f"{key}={cfg[side][key]}" for key in DATA_FIELDS
+                  if cfg[side].get(key) is not None
+                  and not (key == "fraction" and cfg[side][key] == 1.0)]
+        if fields:
+            parts.append(f"{side} " + " ".join(fields))
+    return "; ".join(parts)
 
 
 def bench(stores: list[str], over: float, top: int | None) -> None:
@@ -79,8 +81,8 @@ def bench(stores: list[str], over: float, top: int | None) -> None:
         out = retime(store, path)
         rows.append((label(record), out))
         print(f"{label(record)}: stored {out['stored_runtime_s']:.1f} s, alone "
-              f"{out['runtime_s']:.1f} s (process {out['wall_s']:.1f} s, load before {load:.1f}), "
-              f"same max error: {out['same_max_error']}", flush=True)
+              f"{out['runtime_s']:.1f} s on {out['cores']} core(s) (process {out['wall_s']:.1f} s, "
+              f"load before {load:.1f}), same max error: {out['same_max_error']}", flush=True)
     print("\n| run | stored (s) | alone (s) | same max error |\n|---|---|---|---|")
     for name, out in rows:
         print(f"| {name} | {out['stored_runtime_s']:.1f} | {out['runtime_s']:.1f} | "
