@@ -14,15 +14,14 @@ the change keeps the numbers), and the load average before each run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from experiments.console import positive_int, run_or_fail
+from experiments.release.bench import json_child
 
 HERE = str(Path(__file__).resolve().parents[1])
 
@@ -30,11 +29,8 @@ HERE = str(Path(__file__).resolve().parents[1])
 def run_point(point: str, tree: str) -> dict:
     """The point timed by the code of ``tree`` in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
-    done = subprocess.run([sys.executable, "-m", "experiments.release.bench.engine_ab", point],
-                          env=env, cwd=tree, capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"{point} failed in {tree}: {done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_child([sys.executable, "-m", "experiments.release.bench.engine_ab", point],
+                      f"{point} in {tree}", env=env, cwd=tree)
 
 
 def compare(before: str, points: list[str], pairs: int) -> None:

@@ -13,13 +13,12 @@ only on as many cores as its sweep's worker saw (the record's ``cores``;
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from experiments.console import ArgumentParser, positive_int, run_or_fail
+from experiments.release.bench import json_child
 
 HERE = str(Path(__file__).resolve().parents[1])
 
@@ -43,12 +42,8 @@ def slow_records(stores: list[str], over: float, top: int | None) -> list[tuple[
 
 def retime(store: str, path: Path) -> dict:
     """One record recomputed in a fresh process (:mod:`experiments.release.bench.slow_runs`)."""
-    done = subprocess.run([sys.executable, "-m", "experiments.release.bench.slow_runs", store,
-                           str(path)], cwd=HERE, capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"recomputing {path} failed: "
-                           f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_child([sys.executable, "-m", "experiments.release.bench.slow_runs", store,
+                       str(path)], f"recomputing {path}", cwd=HERE)
 
 
 #: fields of the private and the public data that tell an artefact's problems apart

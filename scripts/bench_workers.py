@@ -16,9 +16,7 @@ the load average before it; then each arm's median wall and its ratio to the unp
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.console import ArgumentParser, positive_int, run_or_fail
+from experiments.release.bench import json_child
 
 HERE = str(Path(__file__).resolve().parents[1])
 
@@ -38,12 +37,9 @@ def run_arm(arm: str, jobs: int, preset: str, overrides: list[str]) -> dict:
     """The sweep timed in a fresh process, into an empty temporary results folder."""
     pinning, workers = ARMS[arm]
     with tempfile.TemporaryDirectory(prefix="pubpriv-bench-workers-") as folder:
-        done = subprocess.run([sys.executable, "-m", "experiments.release.bench.workers",
-                               pinning, str(workers or jobs), folder, preset, *overrides],
-                              cwd=HERE, capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"the {arm} sweep failed: {done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        return json_child([sys.executable, "-m", "experiments.release.bench.workers", pinning,
+                           str(workers or jobs), folder, preset, *overrides],
+                          f"the {arm} sweep", cwd=HERE)
 
 
 def compare(preset: str, overrides: list[str], jobs: int, pairs: int, one_worker: bool) -> None:

@@ -1,2 +1,17 @@
 """Benchmarks of the query-release engine and algorithms (one module each; the command lines are
 ``scripts/bench_<name>.py``)."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+
+def json_child(command: list[str], what: str, **kwargs) -> dict:
+    """Run ``command`` in a fresh process (``kwargs`` go to :func:`subprocess.run`, e.g. ``env``
+    and ``cwd``) and return its last line of output read as JSON; a failure is a
+    :class:`RuntimeError` of one line naming ``what`` and the child's last line of errors."""
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{what} failed: {last}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

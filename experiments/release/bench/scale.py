@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.console import positive_ints
+from experiments.release.bench import json_child
 
 PAPER_POINT = {"support": 130_000, "W": 4096, "per_iter_s": 2.021}
 N_PRIVATE, T, SHIFT = 130_000, 20, 0.1
@@ -122,9 +122,7 @@ def run_child(rows: int, W: int, threads: int | None, inputs: str | None = None)
     if threads:
         env["NUMBA_NUM_THREADS"] = str(threads)
     command = [sys.executable, "-m", "experiments.release.bench.scale", f"{rows},{W}"]
-    done = subprocess.run(command + ([inputs] if inputs else []), env=env, check=True,
-                          capture_output=True, text=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_child(command + ([inputs] if inputs else []), f"the point {rows},{W}", env=env)
 
 
 def run_research(reference: tuple[str, str], inputs: str) -> dict:
@@ -132,12 +130,8 @@ def run_research(reference: tuple[str, str], inputs: str) -> dict:
     :func:`run_child` wrote: :mod:`~experiments.release.bench.research_pmwpub` in a fresh
     process of that interpreter, T = 20 as here."""
     python, directory = reference
-    done = subprocess.run([python, str(Path(__file__).with_name("research_pmwpub.py")), directory,
-                           inputs, str(T), "0"], capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"the released code failed on {inputs}: "
-                           f"{done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_child([python, str(Path(__file__).with_name("research_pmwpub.py")), directory,
+                       inputs, str(T), "0"], f"the released code on {inputs}")
 
 
 def check_reference(reference: tuple[str, str] | None) -> None:

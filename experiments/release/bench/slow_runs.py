@@ -10,7 +10,6 @@ problem, the stored run time, and whether the max error is the stored one to the
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -35,13 +34,14 @@ def retime(store: str, record_path: str) -> dict:
     """The record recomputed (see the module docstring)."""
     from experiments.release.query_release import compute_record
     from experiments.release.store import load_record
+    from experiments.release.worker_cores import visible_cores
 
     stored = load_record(Path(record_path))
     cfg = runnable(stored, store)
     start = time.perf_counter()
     record = compute_record(cfg, stored["run"])
     return {"runtime_s": record["runtime_s"], "wall_s": time.perf_counter() - start,
-            "stored_runtime_s": stored["runtime_s"], "cores": len(os.sched_getaffinity(0)),
+            "stored_runtime_s": stored["runtime_s"], "cores": visible_cores(),
             "same_max_error": float(record["max_error"]).hex() == float(stored["max_error"]).hex()}
 
 
