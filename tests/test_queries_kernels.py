@@ -210,7 +210,8 @@ def test_narrow_cell_ids_are_exact_at_the_type_boundary(last):
 @pytest.mark.parametrize("seed", range(6))
 def test_kept_table_cells_give_the_sums_of_the_codes_on_one_or_all_cores(seed, monkeypatch):
     """add_marginals_by_cells on table_cells(codes, plan) equals add_marginals bitwise, for one
-    table per marginal and for super-marginals, serial and parallel."""
+    table per marginal and for super-marginals, serial and parallel; the seeds' plans have odd
+    and even numbers of tables and a single one (the kernel fills two tables per sweep)."""
     workload, records, weights = random_case(seed)
     codes = kernels.compact_codes(records)
     for budget in (0, 8, 64):

@@ -179,24 +179,49 @@ def _fill_by_cells(g, cells_of, values, cells, pair_start, src, dst, out, block)
     _flush(table, pair_start[g], pair_start[g + 1], src, dst, out)
 
 
+@nb.njit(nogil=True, cache=True)
+def _fill_two_by_cells(g, cells_of, values, cells, pair_start, src, dst, out, first, second):
+    """Tables g and g + 1 filled in one sweep of the rows, each as :func:`_fill_by_cells` fills
+    it (its cells summed in increasing row order, so the same sums): each weight is read once
+    for two tables, and the two tables' additions do not wait on each other."""
+    one, two = first[:cells[g]], second[:cells[g + 1]]
+    ids_one, ids_two = cells_of[g], cells_of[g + 1]
+    for x in range(values.size):
+        value = values[x]
+        one[ids_one[x]] += value
+        two[ids_two[x]] += value
+    _flush(one, pair_start[g], pair_start[g + 1], src, dst, out)
+    _flush(two, pair_start[g + 1], pair_start[g + 2], src, dst, out)
+
+
 @nb.njit(parallel=True, cache=True, nogil=True)
 def _add_by_cells_parallel(cells_of, values, cells, pair_start, src, dst, out):
-    for g in nb.prange(cells.size):
-        _fill_by_cells(g, cells_of, values, cells, pair_start, src, dst, out, np.zeros(cells[g]))
+    for p in nb.prange(cells.size // 2):
+        g = 2 * p
+        _fill_two_by_cells(g, cells_of, values, cells, pair_start, src, dst, out,
+                           np.zeros(cells[g]), np.zeros(cells[g + 1]))
+    if cells.size % 2:
+        last = cells.size - 1
+        _fill_by_cells(last, cells_of, values, cells, pair_start, src, dst, out,
+                       np.zeros(cells[last]))
 
 
 @nb.njit(cache=True, nogil=True)
 def _add_by_cells_serial(cells_of, values, cells, pair_start, src, dst, out):
-    block = np.zeros(cells.max())
-    for g in range(cells.size):
-        _fill_by_cells(g, cells_of, values, cells, pair_start, src, dst, out, block)
+    first, second = np.zeros(cells.max()), np.zeros(cells.max())
+    for g in range(0, cells.size - 1, 2):
+        _fill_two_by_cells(g, cells_of, values, cells, pair_start, src, dst, out, first, second)
+    if cells.size % 2:
+        _fill_by_cells(cells.size - 1, cells_of, values, cells, pair_start, src, dst, out, first)
 
 
 def add_marginals_by_cells(cells_of, weights, plan, out):
     """:func:`add_marginals` (one block of rows) reading each row's table cells from
     ``cells_of = table_cells(codes, plan)`` instead of computing them from the codes: the same
     tables filled in the same row order, so the same floating-point sums, at 2 bytes read per
-    (row, table) instead of k code bytes and k multiply-adds."""
+    (row, table) instead of k code bytes and k multiply-adds. Tables are filled two per sweep
+    of the rows (:func:`_fill_two_by_cells`: each weight read once for two tables, which keeps a 130K-row
+    support's weights in cache; ``scripts/bench_engine_ab.py``)."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     arrays = (cells_of, weights, plan.cells, plan.pair_start, plan.src, plan.dst, out)
     if weights.size * plan.num_tables < PARALLEL_MIN_PAIRS:
