@@ -164,13 +164,14 @@ class SupportAnswerer:
 
     def pass_bytes(self) -> int:
         """Bytes one :meth:`answer` pass must read: the id table and each block's read of the
-        8-byte weights on small supports; the rows' table cells and the weights once per table
-        where they are kept; else each table's k code columns (one byte per row each) and the
-        weights."""
+        8-byte weights on small supports; the rows' table cells and the weights once per two
+        tables where the cells are kept (filled two per sweep of the rows); else each table's k
+        code columns (one byte per row each) and the weights."""
         if self._ids is not None:
             return int(self._ids.nbytes + 8 * self.size * (self._id_bounds.size - 1))
         if self._table_cells is not None:
-            return int(self._table_cells.nbytes + 8 * self.size * self.plan.num_tables)
+            sweeps = (self.plan.num_tables + 1) // 2
+            return int(self._table_cells.nbytes + 8 * self.size * sweeps)
         return int(((self.plan.ks + 8) * self.size).sum())
 
     def add_changes(self, y: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:

@@ -23,8 +23,8 @@ follows), ``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
 :mod:`pubpriv_core.queries.plan`), ``pass_bytes`` (bytes one full pass must read,
 :meth:`~pubpriv_core.queries.SupportAnswerer.pass_bytes`: the id table and the 8-byte weights
 once per block with one table per marginal; with super-marginals the rows' 2-byte table cells
-and the weights once per table, or each table's k code columns, one byte per row each, where
-the cells are not kept) and ``bandwidth_s`` = pass_bytes ÷ this machine's memory bandwidth,
+and the weights once per two tables, or each table's k code columns, one byte per row each,
+where the cells are not kept) and ``bandwidth_s`` = pass_bytes ÷ this machine's memory bandwidth,
 measured here by summing a 1 GiB array (the time one pass would take if it were limited by
 reading memory alone). A round makes at most one full pass (or a cheaper incremental one), plus
 the selection over all queries.
