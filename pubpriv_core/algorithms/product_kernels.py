@@ -166,15 +166,14 @@ def _backward(Pt, starts, shape, attrs, offsets, coef, grad):
                         _axpy(g, t, grad[row, lo:hi])
                         _axpy(g, Pt[row, lo:hi], dt)
                 for i in range(k - 1):
-                    target = grad[rows[i], lo:hi]
                     if k == 3:      # the product of the other rows is the other row (1·x = x)
-                        other = Pt[rows[1 - i], lo:hi]
-                        for r in range(hi - lo):
-                            target[r] += dt[r] * other[r]
-                        continue
-                    _product(Pt, rows, k - 1, i, lo, hi, others)
+                        factor = Pt[rows[1 - i], lo:hi]
+                    else:
+                        _product(Pt, rows, k - 1, i, lo, hi, others)
+                        factor = others
+                    target = grad[rows[i], lo:hi]
                     for r in range(hi - lo):
-                        target[r] += dt[r] * others[r]
+                        target[r] += dt[r] * factor[r]
 
 
 def answers(Pt: np.ndarray, plan: ProductPlan) -> np.ndarray:
