@@ -7,6 +7,7 @@ the root for the test module and restore the default afterwards.
 import os
 from pathlib import Path
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import pytest
 
 from pubpriv_core.data import load_dataset, paths

@@ -25,6 +25,7 @@ from tqdm import tqdm
 import pubpriv_core
 from experiments.release.checks import check_config
 from experiments.release.claims import claim
+from experiments.release.machine import blas_kernels, cpu_model, numpy_simd
 from experiments.release.problems import (build_problem, data_context, repetition_streams,
                                   set_cache_budget)
 from experiments.release.signal import release_eps
@@ -217,8 +218,8 @@ def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -
         **{key: float(value) for key, value in errors.items()},
         "runtime_s": float(release.runtime_s), "per_iter_s": float(release.per_iter_s),
         "iterations": int(release.iterations), "trace": _scalar_trace(release.trace),
-        "hostname": platform.node(), "cores": visible_cores(),
-        "version": pubpriv_core.__version__,
+        "hostname": platform.node(), "cores": visible_cores(), "cpu": cpu_model(),
+        "numpy_simd": numpy_simd(), "blas_kernels": blas_kernels(), "version": pubpriv_core.__version__,
         "numpy_version": np.__version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 

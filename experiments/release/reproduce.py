@@ -7,7 +7,6 @@ wall time is printed and written to ``summary.md`` with the command, machine and
 from __future__ import annotations
 
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
 from experiments.release.cli import interrupted
 from experiments.release.collect import collect
 from experiments.release.figures import line_labels, plot_artefact, plt, runtime_table, tuning_note
+from experiments.release.machine import cpu_model
 from experiments.release.slurm import SlurmJobsFailed
 from experiments.release.store import config_hash
 from experiments.release.summary import build, selected_table, summary_text
@@ -147,14 +147,8 @@ def collect_plan(p: Plan) -> pd.DataFrame:
 
 def machine() -> str:
     """CPU model, core count and the current load (``/proc``), for the timing notes."""
-    model = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.is_file():
-        names = [ln.split(":", 1)[1].strip() for ln in cpuinfo.read_text().splitlines()
-                 if ln.startswith("model name")]
-        model = names[0] if names else model
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{model}, {os.cpu_count()} cores, load average (1/5/15 min) {load}"
+    return f"{cpu_model()}, {os.cpu_count()} cores, load average (1/5/15 min) {load}"
 
 
 def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:

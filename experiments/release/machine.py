@@ -1,0 +1,47 @@
+"""What a record keeps of the processor that computed it.
+
+The same code, configuration, seed and core count give the same floats only where the processor
+offers the same instruction set to NumPy: NumPy chooses its float64 ``exp`` and ``log`` loops by
+the CPU's SIMD level at import, and its AVX-512 loops (level ``X86_V4``) round some last bits
+differently from the C library's, which the ``X86_V3`` loops match (docs: Reproducing,
+"Reproducibility"); OpenBLAS chooses its kernels by the processor too, and the harness holds
+them to one family on x86-64 (:mod:`experiments.openblas_kernels`). Every record keeps
+:func:`cpu_model`, :func:`numpy_simd` and :func:`blas_kernels` beside its ``cores``.
+"""
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+import numpy as np
+
+
+def cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo``), else what :mod:`platform` knows."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def numpy_simd() -> str:
+    """The SIMD level of the loop NumPy runs for float64 ``exp`` here (``X86_V4``, ``X86_V3``,
+    ``baseline(X86_V2)``, …; ``unknown`` before NumPy 2, which cannot tell)."""
+    try:
+        from numpy.lib.introspect import opt_func_info
+    except ImportError:
+        return "unknown"
+    loops = opt_func_info(func_name="^exp$", signature="float64").get("exp", {})
+    return next(iter(loops.values()), {}).get("current", "unknown")
+
+
+def blas_kernels() -> str:
+    """The kernels of each BLAS loaded in this process (OpenBLAS's architecture, e.g. ``Haswell``;
+    the library's name for other BLAS), distinct ones joined by ``+``."""
+    from threadpoolctl import threadpool_info
+
+    found = [lib.get("architecture") or lib["internal_api"] for lib in threadpool_info()
+             if lib["user_api"] == "blas"]
+    return "+".join(sorted(set(found))) or "none"
