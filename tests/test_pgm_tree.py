@@ -233,20 +233,3 @@ def test_unknown_estimator_is_refused():
     with pytest.raises(ValueError, match="unknown algo.estimator='junction'"):
         run_algorithm("mst", tiny(), eps=1.0, delta=1e-6, T=1,
                       rng=np.random.default_rng(0), estimator="junction")
-
-
-
-def test_paired_run_sums_add_as_ndarray_sum_does():
-    """The calibration sums two runs in one loop; each sum is the same float as compiled
-    ``ndarray.sum`` gives for a run alone (left to right), so pairing runs changes no bits."""
-    import numba
-
-    from pubpriv_core.algorithms.pgm_calibrate import _sums
-
-    alone = numba.njit(lambda run: run.sum())
-    rng = np.random.default_rng(5)
-    for size in (1, 2, 3, 17, 160, 481):
-        for _ in range(50):
-            one, two = (rng.standard_normal(size) * 10.0 ** rng.integers(-30, 30, size)
-                        for _ in range(2))
-            assert _sums(one, two) == (alone(one), alone(two))

@@ -22,11 +22,6 @@ product of slice s falls below 10⁻²⁵⁰; then K is swept again in log space
 cell against the exact maximum of each slice (the clique's *log mode* for this calibration),
 which keeps every marginal exact when potentials lie thousands of nats apart (empty cells of
 noise-free public measurements drive them there).
-
-Where a run's cells are summed (onto a parent separator cell, and for the belief's mass), runs
-are taken two at a time: each sum is still added left to right, as ``ndarray.sum`` adds (the
-same floats), but the two chains of dependent adds interleave, so neither waits on the other's
-latency.
 """
 from __future__ import annotations
 
@@ -257,8 +252,8 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
     for t in range(preorder.size - 1, -1, -1):
         k = preorder[t]
         _factors(k, theta, sep_offset, k_nin, k_col0, col_kind, col_src, col_size, col_cls,
-                 col_e, col_sh, col_smap, col_x, perm, pmap, smap, xmap, factors, logs, local,
-                 copies, shifts, bound, sums)
+                 col_e, col_sh, col_smap, col_x, perm, pmap, smap, xmap, factors, copies, shifts,
+                 bound, sums)
         _up(k, 0, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e, col_x, xmap,
             opos, factors, logs, local, copies, store)
         p = k_col0[k] + k_nin[k]
@@ -292,39 +287,31 @@ def _calibrate(theta, total, out, preorder, parent, sep_offset, k_nin, k_run, k_
 
 @numba.njit(cache=True)
 def _factors(k, theta, sep_offset, k_nin, k_col0, col_kind, col_src, col_size, col_cls, col_e,
-             col_sh, col_smap, col_x, perm, pmap, smap, xmap, factors, logs, local, copies,
-             shifts, bound, sums):  # pragma: no cover
+             col_sh, col_smap, col_x, perm, pmap, smap, xmap, factors, copies, shifts, bound,
+             sums):  # pragma: no cover
     """Clique k's input tables in loop order as factors exp(log − shift), the shift being the
     table's max on each cell of its overlap with k's separator (copied out along the run where
     needed); bound(s) = Σ of the shifts on separator cell s. A child's message is
     sums(s)·exp(bound(s)) (its upward pass), shifted by the max of its bound, so its factor
-    costs one ``exp`` and no ``log``. The sources are gathered (through ``perm``) once, into
-    the input columns' places in ``logs`` and ``local``, free until the clique's log mode or
-    downward pass refills them."""
+    costs one ``exp`` and no ``log``."""
     for c in range(k_col0[k], k_col0[k] + k_nin[k]):
         src, sh, e, hosted = col_src[c], col_sh[c], col_e[c], col_kind[c] == HOSTED
         for p in range(sh, col_sh[c + 1]):
             shifts[p] = -np.inf
         for i in range(col_size[c]):
             at = src + perm[e + i]
-            if hosted:
-                value = theta[at]
-            else:
-                local[e + i] = sums[at]
-                value = bound[at] if sums[at] > 0.0 else -np.inf
-            logs[e + i] = value
+            value = theta[at] if hosted else bound[at] if sums[at] > 0.0 else -np.inf
             p = sh + pmap[e + i]
             if value > shifts[p]:
                 shifts[p] = value
         for i in range(col_size[c]):
-            top = shifts[sh + pmap[e + i]]
+            at, top = src + perm[e + i], shifts[sh + pmap[e + i]]
             if top == -np.inf:
                 factors[e + i] = 0.0
             elif hosted:
-                factors[e + i] = math.exp(logs[e + i] - top)
+                factors[e + i] = math.exp(theta[at] - top)
             else:
-                factors[e + i] = (local[e + i] * math.exp(logs[e + i] - top)
-                                  if local[e + i] > 0.0 else 0.0)
+                factors[e + i] = sums[at] * math.exp(bound[at] - top) if sums[at] > 0.0 else 0.0
         if col_cls[c] == SOME:
             for i in range(col_x[c], col_x[c + 1]):
                 copies[i] = factors[e + xmap[i]]
@@ -364,19 +351,7 @@ def _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e
             logs[i] = -np.inf
         else:
             local[i] = 0.0
-    first = 0
-    if sweep == 0 and cls == NONE:     # two runs at a time: their sums are independent chains
-        first = k_outer[k] - k_outer[k] % 2
-        for o in range(0, first, 2):
-            row, cell = k_opos[k] + o * (n + 1), k_cell0[k] + o * size
-            one, two = store[cell:cell + size], store[cell + size:cell + 2 * size]
-            _product(n, c0, row, size, col_cls, col_e, col_x, opos, factors, copies, one)
-            _product(n, c0, row + n + 1, size, col_cls, col_e, col_x, opos, factors, copies,
-                     two)
-            sum_one, sum_two = _sums(one, two)
-            local[e + opos[row + n]] += sum_one
-            local[e + opos[row + 2 * n + 1]] += sum_two
-    for o in range(first, k_outer[k]):
+    for o in range(k_outer[k]):
         row = k_opos[k] + o * (n + 1)
         cell = k_cell0[k] + o * size
         weights = store[cell:cell + size]
@@ -407,18 +382,6 @@ def _up(k, sweep, k_nin, k_run, k_outer, k_col0, k_opos, k_cell0, col_cls, col_e
         else:
             for j in range(size):
                 local[e + xmap[col_x[p] + at + j]] += weights[j]
-
-
-@numba.njit(cache=True)
-def _sums(one, two):  # pragma: no cover
-    """(Σ one, Σ two) for runs of one length, each added left to right as ``ndarray.sum`` does
-    (the same floats), in one loop: two independent chains of adds, so neither waits on the
-    other's latency."""
-    first, second = 0.0, 0.0
-    for j in range(one.size):
-        first += one[j]
-        second += two[j]
-    return first, second
 
 
 @numba.njit(cache=True)
@@ -470,25 +433,32 @@ def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_ce
     for c in range(c0, p):
         local[col_e[c]:col_e[c + 1]] = 0.0
         sinks[col_x[c]:col_x[c + 1]] = 0.0
-    weight, first = 0.0, k_outer[k] - k_outer[k] % 2
-    for o in range(0, first, 2):        # two runs at a time, as in ``_up``
-        row = k_opos[k] + o * (n + 1)
-        one = store[k_cell0[k] + o * size:k_cell0[k] + (o + 1) * size]
-        two = store[k_cell0[k] + (o + 1) * size:k_cell0[k] + (o + 2) * size]
-        _scale(one, opos[row + n], col_cls[p], col_e[p], col_x[p], factors, copies)
-        _scale(two, opos[row + 2 * n + 1], col_cls[p], col_e[p], col_x[p], factors, copies)
-        sum_one, sum_two = _sums(one, two)
-        weight += sum_one
-        _spread(one, sum_one, n, c0, row, col_cls, col_e, col_x, opos, local, sinks)
-        weight += sum_two
-        _spread(two, sum_two, n, c0, row + n + 1, col_cls, col_e, col_x, opos, local, sinks)
-    for o in range(first, k_outer[k]):
+    weight = 0.0
+    for o in range(k_outer[k]):
         row = k_opos[k] + o * (n + 1)
         weights = store[k_cell0[k] + o * size:k_cell0[k] + (o + 1) * size]
-        _scale(weights, opos[row + n], col_cls[p], col_e[p], col_x[p], factors, copies)
+        at = opos[row + n]
+        if col_cls[p] == NONE:
+            value = factors[col_e[p] + at]
+            for j in range(size):
+                weights[j] *= value
+        else:
+            table = (factors[col_e[p] + at:col_e[p] + at + size] if col_cls[p] == ALL
+                     else copies[col_x[p] + at:col_x[p] + at + size])
+            for j in range(size):
+                weights[j] *= table[j]
         acc = weights.sum()
         weight += acc
-        _spread(weights, acc, n, c0, row, col_cls, col_e, col_x, opos, local, sinks)
+        for q in range(n):
+            c = c0 + q
+            at = opos[row + q]
+            if col_cls[c] == NONE:
+                local[col_e[c] + at] += acc
+            else:
+                target = (local[col_e[c] + at:col_e[c] + at + size] if col_cls[c] == ALL
+                          else sinks[col_x[c] + at:col_x[c] + at + size])
+                for j in range(size):
+                    target[j] += weights[j]
     mass[k] = weight
     for c in range(c0, p):
         src, e = col_src[c], col_e[c]
@@ -500,39 +470,6 @@ def _down(k, out, total, sep_offset, k_nin, k_run, k_outer, k_col0, k_opos, k_ce
         else:
             for i in range(col_size[c]):
                 child_sums[src + perm[e + i]] = local[e + i]
-
-
-@numba.njit(cache=True)
-def _scale(weights, at, cls, e, x, factors, copies):  # pragma: no cover
-    """One run of a clique's weights times its scale (the parent column: a table in loop order
-    at ``e`` of ``factors``, copied out along the run at ``x`` of ``copies``), the run's start
-    ``at``."""
-    if cls == NONE:
-        value = factors[e + at]
-        for j in range(weights.size):
-            weights[j] *= value
-    else:
-        table = factors[e + at:e + at + weights.size] if cls == ALL else \
-            copies[x + at:x + at + weights.size]
-        for j in range(weights.size):
-            weights[j] *= table[j]
-
-
-@numba.njit(cache=True)
-def _spread(weights, acc, n, c0, row, col_cls, col_e, col_x, opos, local,
-            sinks):  # pragma: no cover
-    """One run of a clique's belief weights (summing to ``acc``) added onto its n input
-    columns: their tables in loop order in ``local``, or copied out along the run in ``sinks``."""
-    for q in range(n):
-        c = c0 + q
-        at = opos[row + q]
-        if col_cls[c] == NONE:
-            local[col_e[c] + at] += acc
-        else:
-            target = (local[col_e[c] + at:col_e[c] + at + weights.size] if col_cls[c] == ALL
-                      else sinks[col_x[c] + at:col_x[c] + at + weights.size])
-            for j in range(weights.size):
-                target[j] += weights[j]
 
 
 @numba.njit(cache=True)
