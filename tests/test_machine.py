@@ -14,10 +14,12 @@ from experiments.release.store import ResultsStore
 from experiments.release.sweep import compose_jobs, run_sweep
 
 
-def test_records_keep_the_cpu_and_numpys_simd_level(tmp_path):
-    overrides = ["dataset=synthetic", "dataset.preset=tiny", "public=resample", "T=3", "runs=1",
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_records_keep_the_cpu_and_numpys_simd_level(tmp_path, jobs):
+    """In this process and in sweep workers, which inherit the OpenBLAS pin."""
+    overrides = ["dataset=synthetic", "dataset.preset=tiny", "public=resample", "T=3", "runs=2",
                  f"results_dir={tmp_path}", "workload.size=4", "progress=false"]
-    run_sweep(compose_jobs([overrides]), n_jobs=1, log=lambda _: None)
+    run_sweep(compose_jobs([overrides]), n_jobs=jobs, log=lambda _: None)
     records = [json.loads(p.read_text()) for p in ResultsStore(tmp_path).paths()]
     kept = {(r["cpu"], r["numpy_simd"], r["blas_kernels"]) for r in records}
     assert records and kept == {(cpu_model(), numpy_simd(), blas_kernels())}
