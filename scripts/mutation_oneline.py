@@ -237,7 +237,7 @@ def first_failure(tree: Path, tests: list[str], extra: list[str]) -> tuple[str, 
     env = {**os.environ, "PYTHONPATH": str(tree), "MPLBACKEND": "Agg",
            "PYTHONDONTWRITEBYTECODE": "1"}
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-p",
+    out = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-n", "0", "-p",
                           "no:cacheprovider", *extra, *tests], cwd=tree, env=env,
                          capture_output=True, text=True)
     seconds = time.perf_counter() - start
