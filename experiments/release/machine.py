@@ -10,12 +10,14 @@ them to one family on x86-64 (:mod:`experiments.openblas_kernels`). Every record
 """
 from __future__ import annotations
 
+import functools
 import platform
 from pathlib import Path
 
 import numpy as np
 
 
+@functools.cache
 def cpu_model() -> str:
     """The processor's model name (``/proc/cpuinfo``), else what :mod:`platform` knows."""
     cpuinfo = Path("/proc/cpuinfo")
@@ -26,6 +28,7 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+@functools.cache
 def numpy_simd() -> str:
     """The SIMD level of the loop NumPy runs for float64 ``exp`` here (``X86_V4``, ``X86_V3``,
     ``baseline(X86_V2)``, …; ``unknown`` before NumPy 2, which cannot tell)."""
@@ -37,9 +40,12 @@ def numpy_simd() -> str:
     return next(iter(loops.values()), {}).get("current", "unknown")
 
 
+@functools.cache
 def blas_kernels() -> str:
-    """The kernels of each BLAS loaded in this process (OpenBLAS's architecture, e.g. ``Haswell``;
-    the library's name for other BLAS), distinct ones joined by ``+``."""
+    """The kernels of NumPy's and SciPy's BLAS (OpenBLAS's architecture, e.g. ``Haswell``; the
+    library's name for other BLAS), distinct ones joined by ``+``; SciPy's is loaded first, so
+    the answer is the same all through the process."""
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS)
     from threadpoolctl import threadpool_info
 
     found = [lib.get("architecture") or lib["internal_api"] for lib in threadpool_info()

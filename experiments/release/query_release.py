@@ -219,7 +219,8 @@ def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -
         "runtime_s": float(release.runtime_s), "per_iter_s": float(release.per_iter_s),
         "iterations": int(release.iterations), "trace": _scalar_trace(release.trace),
         "hostname": platform.node(), "cores": visible_cores(), "cpu": cpu_model(),
-        "numpy_simd": numpy_simd(), "blas_kernels": blas_kernels(), "version": pubpriv_core.__version__,
+        "numpy_simd": numpy_simd(), "blas_kernels": blas_kernels(),
+        "version": pubpriv_core.__version__,
         "numpy_version": np.__version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
