@@ -26,14 +26,20 @@ KERNELS = "Haswell"
 NEEDED_FLAGS = {"avx2", "fma"}
 
 
+def cpuinfo_field(name: str, cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The first processor's ``name`` field in ``/proc/cpuinfo`` ('' where it or the file is
+    absent)."""
+    if not cpuinfo.is_file():
+        return ""
+    for line in cpuinfo.read_text().splitlines():
+        if line.split(":", 1)[0].strip() == name:
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
     """The first processor's feature flags (empty where ``/proc/cpuinfo`` is absent)."""
-    if not cpuinfo.is_file():
-        return set()
-    for line in cpuinfo.read_text().splitlines():
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split())
-    return set()
+    return set(cpuinfo_field("flags", cpuinfo).split())
 
 
 def pin() -> str | None:

@@ -35,14 +35,19 @@ print(numpy_simd(), int((np.exp(x) != libm).sum()))
 """
 
 
+def _fresh_python(code: str, variable: str, value: str | None) -> list[str]:
+    """What ``code`` prints in a fresh interpreter with the environment ``variable`` set to
+    ``value`` (removed for None), split into words."""
+    env = {k: v for k, v in os.environ.items() if k != variable}
+    if value:
+        env[variable] = value
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.split()
+
+
 def _simd_and_exp_differences(disabled: str | None) -> tuple[str, int]:
-    env = dict(os.environ)
-    env.pop("NPY_DISABLE_CPU_FEATURES", None)
-    if disabled:
-        env["NPY_DISABLE_CPU_FEATURES"] = disabled
-    out = subprocess.run([sys.executable, "-c", EXP_BITS], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()
-    return out[0], int(out[1])
+    level, differ = _fresh_python(EXP_BITS, "NPY_DISABLE_CPU_FEATURES", disabled)
+    return level, int(differ)
 
 
 @pytest.mark.skipif(numpy_simd() != "X86_V4", reason="needs a CPU where NumPy runs AVX-512 loops")
@@ -62,11 +67,7 @@ print(blas_kernels())
 
 
 def _kernels_run(coretype: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-    if coretype:
-        env["OPENBLAS_CORETYPE"] = coretype
-    return subprocess.run([sys.executable, "-c", KERNELS_RUN], env=env, capture_output=True,
-                          text=True, check=True).stdout.strip()
+    return _fresh_python(KERNELS_RUN, "OPENBLAS_CORETYPE", coretype)[0]
 
 
 @pytest.mark.skipif(not PINNED, reason="needs Linux on an x86-64 CPU with AVX2 and FMA")
@@ -90,4 +91,5 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nmodel name\t: X\nflags\t\t: fpu sse2 avx2 fma\n")
     assert openblas_kernels.cpu_flags(info) == {"fpu", "sse2", "avx2", "fma"}
+    assert openblas_kernels.cpuinfo_field("model name", info) == "X"
     assert openblas_kernels.cpu_flags(tmp_path / "absent") == set()

@@ -12,20 +12,14 @@ from __future__ import annotations
 
 import functools
 import platform
-from pathlib import Path
 
-import numpy as np
+from experiments.openblas_kernels import cpuinfo_field
 
 
 @functools.cache
 def cpu_model() -> str:
     """The processor's model name (``/proc/cpuinfo``), else what :mod:`platform` knows."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.is_file():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
+    return cpuinfo_field("model name") or platform.processor() or platform.machine()
 
 
 @functools.cache
