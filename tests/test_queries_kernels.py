@@ -120,13 +120,18 @@ def test_answerer_answers_and_adds_changes_on_every_path(seed, path, monkeypatch
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("width", [1, 2, 3, 32])
-def test_blocked_id_table_answers_and_changes_are_the_bincounts(seed, width, monkeypatch):
-    """The id table cut in blocks of ``width`` marginals (a ragged last block): answers equal a
-    brute-force groupby (1e-12; absent cells 0) and, like added changes, the row-ordered
-    bincounts bitwise, through both ways of flushing a block's sums
-    (the rows' ids again, or the block's whole id range); the scratch sums are left zeroed."""
+@pytest.mark.parametrize("parallel", [False, True])
+def test_blocked_id_table_answers_and_changes_are_the_bincounts(seed, width, parallel,
+                                                                monkeypatch):
+    """The id table cut in blocks of ``width`` marginals (a ragged last block): answers, on one
+    thread or one block per thread, equal a brute-force groupby (1e-12; absent cells 0) and,
+    like added changes, the row-ordered bincounts bitwise, through both ways of flushing a
+    block's sums (the rows' ids again, or the block's whole id range); the scratch sums are
+    left zeroed."""
     from pubpriv_core.queries import engine
     monkeypatch.setattr(engine, "ID_BLOCK_MARGINALS", width)
+    if parallel:
+        monkeypatch.setattr(kernels, "PARALLEL_MIN_ID_PAIRS", 0)
     workload, records, weights = random_case(seed)
     rng = np.random.default_rng(300 + seed)
     expected = brute_force(Dataset(records, workload.domain), workload, weights)

@@ -43,6 +43,9 @@ _PARALLEL_LOCK = threading.Lock()
 _SWEEP = 1024
 #: passes of at least this many (row, table) additions run on all cores
 PARALLEL_MIN_PAIRS = 2 ** 22
+#: id-table passes (:func:`add_weights_by_ids`) of at least this many (row, marginal) pairs run
+#: on all cores
+PARALLEL_MIN_ID_PAIRS = 2 ** 23
 
 
 def narrow_int(top: int) -> type:
@@ -325,6 +328,30 @@ def block_ids(ids: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 @nb.njit(nogil=True, cache=True)
+def _add_block_by_ids(b, ids, bounds, spans, weights, out):
+    """Block b of :func:`add_weights_by_ids`: its marginals' sums, rows in increasing order."""
+    m = weights.size
+    width = bounds[b + 1] - bounds[b]
+    block = ids[bounds[b] * m:bounds[b + 1] * m].reshape((m, width))
+    part = out[spans[b, 0]:]
+    for x in range(m):
+        value = weights[x]
+        for q in block[x]:
+            part[q] += value
+
+
+@nb.njit(nogil=True, cache=True)
+def _add_weights_by_ids_serial(ids, bounds, spans, weights, out):
+    for b in range(bounds.size - 1):
+        _add_block_by_ids(b, ids, bounds, spans, weights, out)
+
+
+@nb.njit(parallel=True, cache=True, nogil=True)
+def _add_weights_by_ids_parallel(ids, bounds, spans, weights, out):
+    for b in nb.prange(bounds.size - 1):
+        _add_block_by_ids(b, ids, bounds, spans, weights, out)
+
+
 def add_weights_by_ids(ids, bounds, spans, weights, out):
     """out[q] += Σ_x weights[x] over the support rows x with q among x's query ids (``ids``,
     ``bounds`` and ``spans`` from :func:`block_ids`: a block's ids are offsets from its first
@@ -334,18 +361,15 @@ def add_weights_by_ids(ids, bounds, spans, weights, out):
     One block of marginals at a time: its part of ``out`` stays in the L1/L2 cache, and a row's
     additions go to different marginals (independent), while consecutive rows of a sorted support
     often share a cell of one marginal (a chain of dependent additions if a marginal were done
-    alone).
+    alone). Blocks write disjoint ranges of ``out``, so passes of at least
+    ``PARALLEL_MIN_ID_PAIRS`` (row, marginal) pairs run one block per thread on all cores with
+    the same sums as one thread.
     """
-    m = weights.size
-    for b in range(bounds.size - 1):
-        width = bounds[b + 1] - bounds[b]
-        base = bounds[b] * m
-        part = out[spans[b, 0]:]
-        for x in range(m):
-            value = weights[x]
-            start = base + x * width
-            for j in range(start, start + width):
-                part[ids[j]] += value
+    if ids.size < PARALLEL_MIN_ID_PAIRS or nb.get_num_threads() == 1:
+        _add_weights_by_ids_serial(ids, bounds, spans, weights, out)
+        return
+    with _PARALLEL_LOCK:
+        _add_weights_by_ids_parallel(ids, bounds, spans, weights, out)
 
 
 @nb.njit(nogil=True, cache=True)
