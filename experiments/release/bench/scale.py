@@ -19,7 +19,9 @@ Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all th
 loaded machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present cells, the
 answerer and its plan), ``warmup_s`` (an untimed first release of 3 rounds, which loads the
 compiled kernels from numba's cache), ``per_iter_s`` (mean over the T rounds of the release that
-follows), ``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
+follows), ``pass_per_iter_s`` (the part of it spent in full answer passes,
+:meth:`~pubpriv_core.queries.SupportAnswerer.answer`; the rest is the selection, the incremental
+changes, the §5.3 replay's updates and the measurements), ``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
 :mod:`pubpriv_core.queries.plan`), ``pass_bytes`` (bytes one full pass must read,
 :meth:`~pubpriv_core.queries.SupportAnswerer.pass_bytes`: the id table and the 8-byte weights
 once per block with one table per marginal; with super-marginals the rows' 2-byte table cells
@@ -36,6 +38,7 @@ support, W = 4,096, one core of an i5-4690K).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -79,8 +82,9 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
                   rng=np.random.default_rng(1))
     warmup = time.perf_counter() - start
     cpu = time.process_time()
-    release = run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
-                            rng=np.random.default_rng(0))
+    with pass_timer(problem.public_answerer) as passes:
+        release = run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
+                                rng=np.random.default_rng(0))
     cpu = (time.process_time() - cpu) / T
     plan = problem.public_answerer.plan
     pass_bytes = problem.public_answerer.pass_bytes()
@@ -88,9 +92,31 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
             "queries": workload.num_queries, "present": problem.public_answerer.num_queries,
             "tables": plan.num_tables, "build_s": build, "warmup_s": warmup,
             "per_iter_s": release.per_iter_s, "cpu_per_iter_s": cpu,
+            "pass_per_iter_s": passes[0] / T,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 10,
             "pass_bytes": pass_bytes}
+
+
+@contextlib.contextmanager
+def pass_timer(answerer):
+    """Seconds spent in full answer passes (``answerer.answer``) while the block runs, in a
+    one-item list filled as they happen."""
+    spent = [0.0]
+    answer = answerer.answer
+
+    def timed(weights):
+        start = time.perf_counter()
+        try:
+            return answer(weights)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    answerer.answer = timed
+    try:
+        yield spent
+    finally:
+        del answerer.answer
 
 
 def write_inputs(path: str, private, problem) -> None:
@@ -236,7 +262,8 @@ def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = 
                 f" load {record['research_load']:.1f})")
             print(f"support {record['support']:>7,}  W {W:>5}  tables {record['tables']:>5}  "
                   f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"
-                  f" (load {record['load']:.1f})  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
+                  f" (passes {record['pass_per_iter_s'] / record['per_iter_s']:.0%}; load "
+                  f"{record['load']:.1f})  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
                   f"max error {record['max_error']:.4f}{research}", flush=True)
     # measured last: a child inherits the parent's peak RSS through fork + exec
     bandwidth = memory_bandwidth()
