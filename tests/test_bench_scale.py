@@ -1,4 +1,4 @@
-"""bench_scale's pass timer: the time spent in full answer passes, the answerer left as it was."""
+"""bench_scale's pass timer: the time of each full answer pass, the answerer left as it was."""
 import time
 
 import numpy as np
@@ -17,8 +17,7 @@ def test_pass_timer_adds_up_the_passes_and_restores_the_answerer():
     with pass_timer(answerer) as spent:
         np.testing.assert_array_equal(answerer.answer([1.0, 2.0]), [2.0, 4.0])
         answerer.answer([0.0])
-    assert 0.02 <= spent[0] < 1.0
+    assert len(spent) == 2 and all(0.01 <= s < 1.0 for s in spent)
     assert "answer" not in vars(answerer)
-    before = spent[0]
     answerer.answer([1.0])
-    assert spent[0] == before
+    assert len(spent) == 2

@@ -19,9 +19,11 @@ Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all th
 loaded machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present cells, the
 answerer and its plan), ``warmup_s`` (an untimed first release of 3 rounds, which loads the
 compiled kernels from numba's cache), ``per_iter_s`` (mean over the T rounds of the release that
-follows), ``pass_per_iter_s`` (the part of it spent in full answer passes,
-:meth:`~pubpriv_core.queries.SupportAnswerer.answer`; the rest is the selection, the incremental
-changes, the §5.3 replay's updates and the measurements), ``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
+follows), ``passes`` and ``pass_s`` (the full answer passes of that release,
+:meth:`~pubpriv_core.queries.SupportAnswerer.answer` — the first answers, those of rounds whose
+changes touch more than |X̂|/4 rows, and the output's — and the median seconds of one; the rest
+of a round is its selection, incremental changes, §5.3 replay updates and measurement),
+``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
 :mod:`pubpriv_core.queries.plan`), ``pass_bytes`` (bytes one full pass must read,
 :meth:`~pubpriv_core.queries.SupportAnswerer.pass_bytes`: the id table and the 8-byte weights
 once per block with one table per marginal; with super-marginals the rows' 2-byte table cells
@@ -92,7 +94,7 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
             "queries": workload.num_queries, "present": problem.public_answerer.num_queries,
             "tables": plan.num_tables, "build_s": build, "warmup_s": warmup,
             "per_iter_s": release.per_iter_s, "cpu_per_iter_s": cpu,
-            "pass_per_iter_s": passes[0] / T,
+            "passes": len(passes), "pass_s": float(np.median(passes)) if passes else np.nan,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 10,
             "pass_bytes": pass_bytes}
@@ -100,9 +102,9 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
 
 @contextlib.contextmanager
 def pass_timer(answerer):
-    """Seconds spent in full answer passes (``answerer.answer``) while the block runs, in a
-    one-item list filled as they happen."""
-    spent = [0.0]
+    """The seconds of each full answer pass (``answerer.answer``) made while the block runs, in
+    a list filled as they happen."""
+    spent = []
     answer = answerer.answer
 
     def timed(weights):
@@ -110,7 +112,7 @@ def pass_timer(answerer):
         try:
             return answer(weights)
         finally:
-            spent[0] += time.perf_counter() - start
+            spent.append(time.perf_counter() - start)
 
     answerer.answer = timed
     try:
@@ -262,7 +264,7 @@ def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = 
                 f" load {record['research_load']:.1f})")
             print(f"support {record['support']:>7,}  W {W:>5}  tables {record['tables']:>5}  "
                   f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"
-                  f" (passes {record['pass_per_iter_s'] / record['per_iter_s']:.0%}; load "
+                  f" ({record['passes']} passes of {record['pass_s']:.4f} s; load "
                   f"{record['load']:.1f})  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
                   f"max error {record['max_error']:.4f}{research}", flush=True)
     # measured last: a child inherits the parent's peak RSS through fork + exec
