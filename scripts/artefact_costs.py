@@ -20,6 +20,7 @@ import argparse
 import re
 from pathlib import Path
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import pandas as pd
 
 from experiments.console import run_or_fail

@@ -18,6 +18,7 @@ import os
 import sys
 from pathlib import Path
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
 from experiments.console import positive_int, run_or_fail

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
 from experiments.console import positive_int, run_or_fail

@@ -32,6 +32,7 @@ import argparse
 import json
 from pathlib import Path
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
 from experiments.console import positive_int, run_or_fail, seed_list

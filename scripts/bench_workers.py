@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
 from experiments.console import ArgumentParser, positive_int, run_or_fail

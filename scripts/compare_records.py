@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import pandas as pd
 
 from experiments.console import ArgumentParser, non_negative_float, run_or_fail

@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
 from experiments.console import run_or_fail

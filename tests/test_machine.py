@@ -93,3 +93,29 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
     assert openblas_kernels.cpu_flags(info) == {"fpu", "sse2", "avx2", "fma"}
     assert openblas_kernels.cpuinfo_field("model name", info) == "X"
     assert openblas_kernels.cpu_flags(tmp_path / "absent") == set()
+
+
+def _top_level_imports(path) -> list[str]:
+    """The top-level packages a module imports at its top level, in order."""
+    import ast
+    names = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    return names
+
+
+def test_scripts_import_experiments_before_numpy():
+    """A script that loads NumPy (or the core library, which does) before ``experiments`` would
+    run OpenBLAS's own kernel choice in its process."""
+    from pathlib import Path
+    loaders = {"numpy", "scipy", "pandas", "pubpriv_core", "numba", "jax", "matplotlib"}
+    late = []
+    for script in sorted((Path(__file__).resolve().parents[1] / "scripts").glob("*.py")):
+        names = _top_level_imports(script)
+        first = next((i for i, name in enumerate(names) if name in loaders), None)
+        if first is not None and "experiments" not in names[:first]:
+            late.append(script.name)
+    assert not late
