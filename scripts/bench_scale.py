@@ -3,7 +3,7 @@
 memory against the public support size and the workload size.
 
 Usage: ``python scripts/bench_scale.py [--sizes 1000,4000,...] [--workloads 256,1024,4096]
-[--threads N] [--out results/bench] [--reference-dir DIR --reference-python PY]``. Prints the table; writes ``scaling.csv`` and
+[--threads N] [--repeats R] [--out results/bench] [--reference-dir DIR --reference-python PY]``. Prints the table; writes ``scaling.csv`` and
 ``scaling.png`` (log-log, with the paper's Table-1 point: 2.021 s per iteration, 130K-row
 support, W = 4,096, one core of an i5-4690K).
 
@@ -22,6 +22,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workloads", type=positive_ints, default="256,1024,4096")
     parser.add_argument("--threads", type=positive_int, default=None,
                         help="numba threads per configuration (default: all cores)")
+    parser.add_argument("--repeats", type=positive_int, default=1,
+                        help="measurements per configuration (the summary takes medians)")
     parser.add_argument("--out", type=folder_arg, default="results/bench")
     parser.add_argument("--reference-dir", default=None,
                         help="a checkout of the paper's released code (terranceliu/pmw-pub): "
@@ -34,7 +36,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--reference-dir and --reference-python go together")
     reference = None if args.reference_dir is None else (args.reference_python,
                                                          args.reference_dir)
-    run_or_fail(run_benchmark, args.sizes, args.workloads, args.threads, args.out, reference)
+    run_or_fail(run_benchmark, args.sizes, args.workloads, args.threads, args.out, reference,
+                args.repeats)
 
 
 if __name__ == "__main__":

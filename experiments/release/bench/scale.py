@@ -33,8 +33,12 @@ measured here by summing a 1 GiB array (the time one pass would take if it were 
 reading memory alone). A round makes at most one full pass (or a cheaper incremental one), plus
 the selection over all queries.
 
+With ``--repeats R`` each point is measured R times (the order of the two codes still
+alternating); scaling.csv keeps every measurement and the figure and the printed summary take
+each point's medians (the ratio: the median of its paired ratios).
+
 Usage: ``python scripts/bench_scale.py [--sizes 1000,4000,...] [--workloads 256,1024,4096]
-[--threads N] [--out results/bench]``. Prints the table; writes ``scaling.csv`` and
+[--threads N] [--repeats R] [--out results/bench]``. Prints the table; writes ``scaling.csv`` and
 ``scaling.png`` (log-log, with the paper's Table-1 point: 2.021 s per iteration, 130K-row
 support, W = 4,096, one core of an i5-4690K).
 """
@@ -245,9 +249,10 @@ def measure(rows: int, W: int, threads: int | None, reference: tuple[str, str] |
 
 def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = None,
                   out: str = "results/bench",
-                  reference: tuple[str, str] | None = None) -> None:
-    """Run every (support size, W) in its own process (and the released code beside it, when
-    ``reference`` is given); print, write scaling.csv and .png."""
+                  reference: tuple[str, str] | None = None, repeats: int = 1) -> None:
+    """Run every (support size, W) ``repeats`` times, each in its own process (and the released
+    code beside it, when ``reference`` is given); print, write scaling.csv (one row per
+    measurement, ``repeat`` numbering them) and scaling.png (the medians)."""
     import pandas as pd
 
     check_reference(reference)
@@ -255,34 +260,49 @@ def run_benchmark(sizes: list[int], workloads: list[int], threads: int | None = 
     records = []
     for W in workloads:
         for rows in sizes:
-            record = measure(rows, W, threads, reference, len(records) % 2 == 1)
-            record["threads"] = threads or os.cpu_count()
-            records.append(record)
-            research = "" if reference is None else (
-                f"  released code {record['research_per_iter_s']:.4f} s "
-                f"({record['research_ratio']:.1f}x; CPU time {record['research_cpu_ratio']:.1f}x;"
-                f" load {record['research_load']:.1f})")
-            print(f"support {record['support']:>7,}  W {W:>5}  tables {record['tables']:>5}  "
-                  f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"
-                  f" ({record['passes']} passes of {record['pass_s']:.4f} s; load "
-                  f"{record['load']:.1f})  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
-                  f"max error {record['max_error']:.4f}{research}", flush=True)
+            for repeat in range(repeats):
+                record = measure(rows, W, threads, reference, len(records) % 2 == 1)
+                record.update(threads=threads or os.cpu_count(), repeat=repeat)
+                records.append(record)
+                print_measurement(record)
     # measured last: a child inherits the parent's peak RSS through fork + exec
     bandwidth = memory_bandwidth()
     frame = pd.DataFrame(records)
     frame["bandwidth_gbs"] = bandwidth / 1e9
     frame["bandwidth_s"] = frame["pass_bytes"] / bandwidth
-    print(f"memory bandwidth (numpy sum over 1 GiB): {bandwidth / 1e9:.1f} GB/s; one full pass "
-          f"if limited by reading memory alone:")
-    for row in frame.itertuples():
-        print(f"  support {row.support:>7,}  W {row.W:>5}: {row.bandwidth_s:.3g} s "
-              f"(measured {row.per_iter_s / row.bandwidth_s:.1f}x that per iteration)")
+    medians = frame.groupby(["W", "rows_drawn"], as_index=False).median(numeric_only=True)
+    print_medians(medians, bandwidth, repeats)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out / "scaling.csv", index=False)
-    plot(frame, out)
+    plot(medians, out)
     print(f"wrote {out / 'scaling.csv'} and {out / 'scaling.png'}; load average "
           f"{os.getloadavg()[0]:.2f}")
+
+
+def print_measurement(record: dict) -> None:
+    research = "" if "research_ratio" not in record else (
+        f"  released code {record['research_per_iter_s']:.4f} s "
+        f"({record['research_ratio']:.1f}x; CPU time {record['research_cpu_ratio']:.1f}x;"
+        f" load {record['research_load']:.1f})")
+    print(f"support {record['support']:>7,}  W {record['W']:>5}  tables {record['tables']:>5}  "
+          f"build {record['build_s']:6.2f} s  per iteration {record['per_iter_s']:.4f} s"
+          f" ({record['passes']} passes of {record['pass_s']:.4f} s; load "
+          f"{record['load']:.1f})  peak RSS {record['peak_rss_mib']:7.1f} MiB  "
+          f"max error {record['max_error']:.4f}{research}", flush=True)
+
+
+def print_medians(medians, bandwidth: float, repeats: int) -> None:
+    """Each point's median time per iteration (and ratio to the released code), and the time one
+    full pass would take if it were limited by reading memory alone."""
+    print(f"median of {repeats} measurement(s) per point; memory bandwidth (numpy sum over "
+          f"1 GiB): {bandwidth / 1e9:.1f} GB/s")
+    for row in medians.itertuples():
+        research = "" if "research_ratio" not in medians else (
+            f"  released code {row.research_per_iter_s:.4f} s ({row.research_ratio:.1f}x)")
+        print(f"  support {row.support:>9,.0f}  W {row.W:>5}: {row.per_iter_s:.4f} s per "
+              f"iteration{research}; bandwidth limit of a pass {row.bandwidth_s:.3g} s "
+              f"(measured {row.per_iter_s / row.bandwidth_s:.1f}x that per iteration)")
 
 
 if __name__ == "__main__":  # the child process of run_child: ROWS,W [INPUTS] -> one JSON line
