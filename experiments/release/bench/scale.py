@@ -17,8 +17,10 @@ added.
 
 Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all threads: what a
 loaded machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present cells, the
-answerer and its plan), ``warmup_s`` (an untimed first release of 3 rounds, which loads the
-compiled kernels from numba's cache), ``per_iter_s`` (mean over the T rounds of the release that
+answerer and its plan), ``warmup_s`` (an untimed first run of the same release — same T, seed and
+draws — which loads every compiled kernel the timed run calls from numba's cache: a kernel first
+called in the timed rounds, such as the selection's tail scan, would add its ≈ 15 ms load to
+them), ``per_iter_s`` (mean over the T rounds of the release that
 follows), ``passes`` and ``pass_s`` (the full answer passes of that release,
 :meth:`~pubpriv_core.queries.SupportAnswerer.answer` — the first answers, those of rounds whose
 changes touch more than |X̂|/4 rows, and the output's — and the median seconds of one; the rest
@@ -60,7 +62,6 @@ from experiments.release.bench import json_child
 
 PAPER_POINT = {"support": 130_000, "W": 4096, "per_iter_s": 2.021}
 N_PRIVATE, T, SHIFT = 130_000, 20, 0.1
-WARMUP_T = 3     # rounds of the untimed first release (loads the compiled kernels)
 
 
 def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
@@ -84,8 +85,8 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
     if inputs:
         write_inputs(inputs, private, problem)
     start = time.perf_counter()
-    run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=WARMUP_T,
-                  rng=np.random.default_rng(1))
+    run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
+                  rng=np.random.default_rng(0))
     warmup = time.perf_counter() - start
     cpu = time.process_time()
     with pass_timer(problem.public_answerer) as passes:
