@@ -135,16 +135,23 @@ def _add_serial(codes, values, attrs, strides, ks, cells, pair_start, src, dst, 
                     chunk, out, block, ids)
 
 
-def _add(codes, values, plan, chunk, out):
-    """One thread for small passes (waking threads costs more than it saves), all cores else.
-    Cells are computed in :func:`cell_dtype` of the plan's tables."""
-    attrs, _, *rest = plan.arrays()
-    arrays = (attrs, plan.cell_strides, *rest)
-    if values.size * plan.num_tables < PARALLEL_MIN_PAIRS:
-        _add_serial(codes, values, *arrays, chunk, out)
+def _one_or_all_cores(serial, parallel, pairs: int, least: int, *args) -> None:
+    """``serial(*args)`` for passes of fewer than ``least`` additions (waking threads costs more
+    than it saves), else ``parallel(*args)`` on all cores, one parallel pass at a time."""
+    if pairs < least:
+        serial(*args)
         return
     with _PARALLEL_LOCK:
-        _add_parallel(codes, values, *arrays, chunk, out)
+        parallel(*args)
+
+
+def _add(codes, values, plan, chunk, out):
+    """One thread for small passes, all cores else. Cells are computed in :func:`cell_dtype` of
+    the plan's tables."""
+    attrs, _, *rest = plan.arrays()
+    _one_or_all_cores(_add_serial, _add_parallel, values.size * plan.num_tables,
+                      PARALLEL_MIN_PAIRS, codes, values, attrs, plan.cell_strides, *rest, chunk,
+                      out)
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
@@ -226,12 +233,9 @@ def add_marginals_by_cells(cells_of, weights, plan, out):
     of the rows (:func:`_fill_two_by_cells`, each weight read once for two tables: 1.20× per
     PMW^Pub round at 130,000 rows × 4,096 marginals, ``scripts/bench_engine_ab.py``)."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    arrays = (cells_of, weights, plan.cells, plan.pair_start, plan.src, plan.dst, out)
-    if weights.size * plan.num_tables < PARALLEL_MIN_PAIRS:
-        _add_by_cells_serial(*arrays)
-        return
-    with _PARALLEL_LOCK:
-        _add_by_cells_parallel(*arrays)
+    _one_or_all_cores(_add_by_cells_serial, _add_by_cells_parallel,
+                      weights.size * plan.num_tables, PARALLEL_MIN_PAIRS, cells_of, weights,
+                      plan.cells, plan.pair_start, plan.src, plan.dst, out)
 
 
 def add_marginals(codes, weights, plan, out, chunk=None):
@@ -365,11 +369,8 @@ def add_weights_by_ids(ids, bounds, spans, weights, out):
     ``PARALLEL_MIN_ID_PAIRS`` (row, marginal) pairs run one block per thread on all cores with
     the same sums as one thread.
     """
-    if ids.size < PARALLEL_MIN_ID_PAIRS or nb.get_num_threads() == 1:
-        _add_weights_by_ids_serial(ids, bounds, spans, weights, out)
-        return
-    with _PARALLEL_LOCK:
-        _add_weights_by_ids_parallel(ids, bounds, spans, weights, out)
+    _one_or_all_cores(_add_weights_by_ids_serial, _add_weights_by_ids_parallel, ids.size,
+                      PARALLEL_MIN_ID_PAIRS, ids, bounds, spans, weights, out)
 
 
 @nb.njit(nogil=True, cache=True)

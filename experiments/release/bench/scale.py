@@ -19,7 +19,7 @@ Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all th
 loaded machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present cells, the
 answerer and its plan), ``warmup_s`` (an untimed first run of the same release — same T, seed and
 draws — which loads every compiled kernel the timed run calls from numba's cache: a kernel first
-called in the timed rounds, such as the selection's tail scan, would add its ≈ 15 ms load to
+called in the timed rounds, such as the selection's scan of tail survivors, would add its ≈ 15 ms load to
 them), ``per_iter_s`` (mean over the T rounds of the release that
 follows), ``passes`` and ``pass_s`` (the full answer passes of that release,
 :meth:`~pubpriv_core.queries.SupportAnswerer.answer` — the first answers, those of rounds whose
@@ -84,14 +84,16 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
     build = time.perf_counter() - start
     if inputs:
         write_inputs(inputs, private, problem)
+    def run():
+        return run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
+                             rng=np.random.default_rng(0))
+
     start = time.perf_counter()
-    run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
-                  rng=np.random.default_rng(0))
+    run()
     warmup = time.perf_counter() - start
     cpu = time.process_time()
     with pass_timer(problem.public_answerer) as passes:
-        release = run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
-                                rng=np.random.default_rng(0))
+        release = run()
     cpu = (time.process_time() - cpu) / T
     plan = problem.public_answerer.plan
     pass_bytes = problem.public_answerer.pass_bytes()
