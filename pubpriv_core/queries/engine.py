@@ -162,6 +162,16 @@ class SupportAnswerer:
         kernels.gather_marginals(self.codes, values, self.plan, out, self._table_cells)
         return out
 
+    def pass_index(self) -> tuple[str, np.ndarray, int]:
+        """What one :meth:`answer` pass reads row by row and how many additions it makes:
+        ("id table", the rows' query ids, |X̂|·W), ("table cells", the rows' kept cells in the
+        plan's tables, |X̂|·G) or ("codes", the rows' codes, |X̂|·G, the cells computed)."""
+        if self._ids is not None:
+            return "id table", self._ids, self.size * self.workload.num_marginals
+        if self._table_cells is not None:
+            return "table cells", self._table_cells, self.size * self.plan.num_tables
+        return "codes", self.codes, self.size * self.plan.num_tables
+
     def pass_bytes(self) -> int:
         """Bytes one :meth:`answer` pass must read: the id table and each block's read of the
         8-byte weights on small supports; the rows' table cells and the weights once per two

@@ -4,6 +4,21 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
+from typing import Callable
+
+import numpy as np
+
+
+def median_seconds(call: Callable[[], object], repeats: int) -> float:
+    """The median wall time of ``repeats`` calls of ``call``, after one untimed call."""
+    call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
 
 
 def json_child(command: list[str], what: str, **kwargs) -> dict:

@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from experiments.release.bench import median_seconds
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms.multiplicative_weights import MWState
@@ -58,13 +59,7 @@ def time_engine(answerer: SupportAnswerer, weights: np.ndarray, repeats: int = 2
     def one() -> np.ndarray:
         answers = answerer.answer(weights)
         return answerer.expand(answers) if expand else answers
-    one()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        one()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return median_seconds(one, repeats)
 
 
 def time_selection(problem: ReleaseProblem, eps: float, delta: float, T: int,

@@ -31,8 +31,9 @@ of a round is its selection, incremental changes, §5.3 replay updates and measu
 once per block with one table per marginal; with super-marginals the rows' 2-byte table cells
 and the weights once per two tables, or each table's k code columns, one byte per row each,
 where the cells are not kept) and ``bandwidth_s`` = pass_bytes ÷ this machine's memory bandwidth,
-measured here by summing a 1 GiB array (the time one pass would take if it were limited by
-reading memory alone). A round makes at most one full pass (or a cheaper incremental one), plus
+measured here by summing a 1 GiB array (the time one pass would take if every byte it reads
+came from memory; its weights stay in cache, and :mod:`~experiments.release.bench.pass_floor`
+times one read of its index alone). A round makes at most one full pass (or a cheaper incremental one), plus
 the selection over all queries.
 
 With ``--repeats R`` each point is measured R times (the order of the two codes still
