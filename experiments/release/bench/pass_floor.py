@@ -45,14 +45,11 @@ def _stream(flat):  # pragma: no cover
 
 def answerer(rows: int, W: int):
     """PMW^Pub's public answerer and weights at grid point (``rows`` drawn public rows, W)."""
-    from experiments.release.bench.scale import SHIFT
-    from pubpriv_core.data import public as public_sources
-    from pubpriv_core.data.synthetic import load_synthetic
-    from pubpriv_core.queries import MarginalWorkload, SupportAnswerer
+    from experiments.release.bench.scale import grid_workload, public_source
+    from pubpriv_core.queries import SupportAnswerer
 
-    source = public_sources.from_dataset(load_synthetic("acs_full", role="public", n=rows,
-                                                        shift=SHIFT))
-    workload = MarginalWorkload.random(source.support.domain, 3, W, 0)
+    source = public_source(rows)
+    workload = grid_workload(source.support.domain, W)
     return (SupportAnswerer(workload, source.support.records, present_only=True),
             np.ascontiguousarray(source.weights, dtype=np.float64))
 

@@ -65,20 +65,33 @@ PAPER_POINT = {"support": 130_000, "W": 4096, "per_iter_s": 2.021}
 N_PRIVATE, T, SHIFT = 130_000, 20, 0.1
 
 
+def public_source(rows: int):
+    """The grid's public source: the distinct rows of ``rows`` draws from the public model."""
+    from pubpriv_core.data import public as public_sources
+    from pubpriv_core.data.synthetic import load_synthetic
+
+    return public_sources.from_dataset(load_synthetic("acs_full", role="public", n=rows,
+                                                      shift=SHIFT))
+
+
+def grid_workload(domain, W: int):
+    """The grid's workload: W random 3-way marginals (seed 0)."""
+    from pubpriv_core.queries import MarginalWorkload
+
+    return MarginalWorkload.random(domain, 3, W, 0)
+
+
 def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
     """Build and run one configuration in this process; its numbers as a dict. With ``inputs``,
     first write the configuration's data there for the released code
     (:mod:`experiments.release.bench.research_pmwpub`)."""
     from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
-    from pubpriv_core.data import public as public_sources
     from pubpriv_core.data.synthetic import load_synthetic
-    from pubpriv_core.queries import MarginalWorkload
 
     private = load_synthetic("acs_full", role="private", n=N_PRIVATE, shift=SHIFT)
-    source = public_sources.from_dataset(load_synthetic("acs_full", role="public", n=rows,
-                                                        shift=SHIFT))
+    source = public_source(rows)
     start = time.perf_counter()
-    workload = MarginalWorkload.random(private.domain, 3, W, 0)
+    workload = grid_workload(private.domain, W)
     problem = ReleaseProblem(private, workload, public_support=source.support.records,
                              public_weights=source.weights, public_rows=source.n_rows)
     problem.true_answers, problem.public_candidates
