@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from experiments.release.bench import pass_floor
-from pubpriv_core.queries import plan
+from pubpriv_core.queries import engine, plan
 from runner_helpers import load_script
 
 
@@ -14,17 +14,20 @@ def test_the_stream_sums_every_entry_of_the_index_once():
     assert pass_floor._stream(flat) == int(flat.astype(np.int64).sum())
 
 
-def test_id_table_and_table_cell_paths(monkeypatch):
+def test_id_table_table_cell_and_code_paths(monkeypatch):
     ids = pass_floor.measure(600, 40, 1)
     assert ids["path"] == "id table" and ids["additions"] == ids["support"] * 40
     assert ids["index_mb"] == pytest.approx(ids["support"] * 40 * 2 / 1e6)   # 16-bit ids
     monkeypatch.setattr(plan, "GROUPING_MIN_PAIRS", 1)       # super-marginals at any size
     cells = pass_floor.measure(600, 40, 1)
-    engine, _ = pass_floor.answerer(600, 40)
-    tables = engine.plan.num_tables
+    answerer, _ = pass_floor.answerer(600, 40)
+    tables = answerer.plan.num_tables
     assert cells["path"] == "table cells" and tables < 40
     assert cells["additions"] == cells["support"] * tables
-    for m in (ids, cells):
+    monkeypatch.setattr(engine, "TABLE_CELLS_MAX_ENTRIES", 0)  # cells computed from codes
+    codes = pass_floor.measure(600, 40, 1)
+    assert codes["path"] == "codes" and codes["additions"] == cells["additions"]
+    for m in (ids, cells, codes):
         assert min(m["pass_s"], m["pass_one_s"], m["stream_s"]) > 0
         assert m["ns_per_addition"] == pytest.approx(m["pass_one_s"] / m["additions"] * 1e9)
 
