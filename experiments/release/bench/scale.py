@@ -15,26 +15,25 @@ the two alternates over the grid) and the columns ``research_per_iter_s``,
 and ``research_cpu_ratio`` (the same for CPU time), with the load average before each, are
 added.
 
-Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all threads: what a
-loaded machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present cells, the
-answerer and its plan), ``warmup_s`` (an untimed first run of the same release — same T, seed and
-draws — which loads every compiled kernel the timed run calls from numba's cache: a kernel first
-called in the timed rounds, such as the selection's scan of tail survivors, would add its ≈ 15 ms load to
-them), ``per_iter_s`` (mean over the T rounds of the release that
-follows), ``passes`` and ``pass_s`` (the full answer passes of that release,
+Columns: ``cpu_per_iter_s`` (the process's CPU time of that release ÷ T, all threads: what a loaded
+machine does not inflate), ``build_s`` (true answers over the n private rows, the support's present
+cells, the answerer and its plan), ``warmup_s`` (an untimed first run of the same release — same T,
+seed and draws — which loads every compiled kernel the timed run calls from numba's cache: a kernel
+first called in the timed rounds, such as the selection's scan of tail survivors, would add its
+≈ 15 ms load to them), ``per_iter_s`` (mean over the T rounds of the release that follows),
+``passes`` and ``pass_s`` (the full answer passes of that release,
 :meth:`~pubpriv_core.queries.SupportAnswerer.answer` — the first answers, those of rounds whose
-changes touch more than |X̂|/4 rows, and the output's — and the median seconds of one; the rest
-of a round is its selection, incremental changes, §5.3 replay updates and measurement),
-``peak_rss_mib``, ``tables`` (super-marginals filled per pass,
-:mod:`pubpriv_core.queries.plan`), ``pass_bytes`` (bytes one full pass must read,
-:meth:`~pubpriv_core.queries.SupportAnswerer.pass_bytes`: the id table and the 8-byte weights
-once per block with one table per marginal; with super-marginals the rows' 2-byte table cells
-and the weights once per two tables, or each table's k code columns, one byte per row each,
-where the cells are not kept) and ``bandwidth_s`` = pass_bytes ÷ this machine's memory bandwidth,
-measured here by summing a 1 GiB array (the time one pass would take if every byte it reads
-came from memory; its weights stay in cache, and :mod:`~experiments.release.bench.pass_floor`
-times one read of its index alone). A round makes at most one full pass (or a cheaper incremental one), plus
-the selection over all queries.
+changes touch more than |X̂|/4 rows, and the output's — and the median seconds of one; the rest of a
+round is its selection, incremental changes, §5.3 replay updates and measurement), ``peak_rss_mib``,
+``tables`` (super-marginals filled per pass, :mod:`pubpriv_core.queries.plan`), ``pass_bytes``
+(bytes one full pass must read, :meth:`~pubpriv_core.queries.SupportAnswerer.pass_bytes`: the id
+table and the 8-byte weights once per block with one table per marginal; with super-marginals the
+rows' 2-byte table cells and the weights once per two tables, or each table's k code columns, one
+byte per row each, where the cells are not kept) and ``bandwidth_s`` = pass_bytes ÷ this machine's
+memory bandwidth, measured here by summing a 1 GiB array (the time one pass would take if every byte
+it reads came from memory; its weights stay in cache, and
+:mod:`~experiments.release.bench.pass_floor` times one read of its index alone). A round makes at
+most one full pass (or a cheaper incremental one), plus the selection over all queries.
 
 With ``--repeats R`` each point is measured R times (the order of the two codes still
 alternating); scaling.csv keeps every measurement and the figure and the printed summary take
@@ -98,6 +97,7 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
     build = time.perf_counter() - start
     if inputs:
         write_inputs(inputs, private, problem)
+
     def run():
         return run_algorithm("pmwpub", problem, eps=1.0, delta=1.0 / N_PRIVATE ** 2, T=T,
                              rng=np.random.default_rng(0))
