@@ -6,10 +6,10 @@
     python run.py experiment=theory_<paper> [key=value ...]   # a theory paper's experiment
 
 A theory preset is handed to the theory runner (:mod:`experiments.theory.runner`). Otherwise every
-job of the command line is composed and checked first (:mod:`experiments.release.cli`); bad input
+job of the command line is composed and checked first (:mod:`experiments.release.configure.cli`); bad input
 prints one ``error:`` line and exits with status 2 before anything is written; a failed write
 (disk full, read-only) is one line and status 1, Ctrl-C one line and status 130. Each job then
-runs its repetitions (:mod:`experiments.release.query_release`) and stores one record per
+runs its repetitions (:mod:`experiments.release.running.repetitions`) and stores one record per
 repetition under ``results_dir``; collect them with
 ``python scripts/collect.py RESULTS_DIR -o OUT.csv``.
 """
@@ -24,10 +24,10 @@ from omegaconf import DictConfig
 
 from experiments.console import EXIT_FAULT, fail, one_line_interrupts, write_failure
 from experiments.progress import sweep_job_line
-from experiments.release.checks import ConfigError
-from experiments.release.cli import main, to_plain
-from experiments.release.query_release import PrivacyAccountingError, run_config
-from experiments.release.store import RUNTIME_KEYS
+from experiments.release.configure.checks import ConfigError
+from experiments.release.configure.cli import main, to_plain
+from experiments.release.running.repetitions import PrivacyAccountingError, run_config
+from experiments.release.running.store import RUNTIME_KEYS
 from pubpriv_core.data.paths import DataUnavailableError
 
 log = logging.getLogger("run")

@@ -44,7 +44,7 @@ def recorded_time(summary: str) -> Timing:
 def artefacts() -> list[tuple[str, Path]]:
     """(reproduce.py name, folder) of every results folder with a summary.md, in the
     catalogue's order."""
-    from experiments.release.catalogue import ARTEFACTS
+    from experiments.release.artefacts.catalogue import ARTEFACTS
 
     by_folder = {Path(a.out).name: name for name, a in ARTEFACTS.items()}
     folders = sorted(p.parent for p in RESULTS.glob("*/summary.md"))

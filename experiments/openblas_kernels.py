@@ -12,7 +12,7 @@ with Haswell kernels (the committed record's, computed on AMD EPYC).
 CPUs with AVX2 and FMA, unless the variable is set already. It is called when :mod:`experiments`
 is imported, and takes effect where that comes before NumPy's import (``run.py``,
 ``scripts/reproduce.py``, the sweep workers, the tests' ``conftest.py``). Every record keeps the
-kernels its process ran (``blas_kernels``, :func:`experiments.release.machine.blas_kernels`).
+kernels its process ran (``blas_kernels``, :func:`experiments.release.running.machine.blas_kernels`).
 This module imports no NumPy.
 """
 from __future__ import annotations

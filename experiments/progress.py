@@ -72,7 +72,7 @@ def sweep_summary(*, new: int, reused: int, missing: int, wall: float, where: li
 
 def sweep_job_line(num: int | None) -> str | None:
     """``job 3/12 done; 1m02s elapsed, about 3m30s left`` for job number ``num`` (Hydra's
-    0-based ``hydra.job.num``) of the sweep :class:`experiments.release.cli.SweepTally` exported;
+    0-based ``hydra.job.num``) of the sweep :class:`experiments.release.configure.cli.SweepTally` exported;
     None outside a sweep. With a parallel launcher jobs finish out of order, so the count is the
     job's number and the time left an estimate."""
     total, start = os.environ.get("PUBPRIV_SWEEP_JOBS"), os.environ.get("PUBPRIV_SWEEP_START")

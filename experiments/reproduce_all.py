@@ -1,5 +1,5 @@
 """``python scripts/reproduce.py all``: every artefact in one command — the release catalogue
-(:mod:`experiments.release.catalogue`; those that need the internet are skipped, each with a line
+(:mod:`experiments.release.artefacts.catalogue`; those that need the internet are skipped, each with a line
 saying so), the theory presets and the bound curves (:mod:`experiments.theory.reproduce`).
 
 Each artefact is run, resumed from its records, and timed; a line per artefact and the total are
@@ -23,8 +23,8 @@ from typing import Callable
 import pandas as pd
 
 from experiments.console import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, write_failure
-from experiments.release.catalogue import ARTEFACTS
-from experiments.release.reproduce import REPO
+from experiments.release.artefacts.catalogue import ARTEFACTS
+from experiments.release.artefacts.reproduce import REPO
 from experiments.theory.reproduce import BOUNDS, THEORY, reproduce_theory, theory_out
 
 
@@ -43,7 +43,7 @@ class Timing:
 def output_root(*, quick: bool, into: str) -> Path:
     """Root of the outputs of ``all`` (and of a theory target) without ``--out``: ``runs/quick``
     for ``--quick``, the committed ``results/`` for ``--into results``, else ``runs/artefacts``
-    (the layout of ``experiments.release.reproduce.output_folder``)."""
+    (the layout of ``experiments.release.artefacts.reproduce.output_folder``)."""
     if quick:
         return Path("runs/quick")
     return REPO / "results" if into == "results" else Path("runs/artefacts")
@@ -62,9 +62,9 @@ def target_names() -> list[str]:
 
 
 def run_release(name: str, out: Path, release_kwargs: dict) -> int:
-    """One release artefact through :func:`experiments.release.reproduce.reproduce`; its
+    """One release artefact through :func:`experiments.release.artefacts.reproduce.reproduce`; its
     ``summary.md`` records the single-artefact command that does the same."""
-    from experiments.release.reproduce import reproduce
+    from experiments.release.artefacts.reproduce import reproduce
 
     return reproduce(name, out=str(out), command=equivalent_command(name, out, release_kwargs),
                      **release_kwargs)
@@ -90,9 +90,9 @@ def equivalent_command(name: str, out: Path, release_kwargs: dict) -> list[str]:
 
 def run_theory_target(name: str, out: Path, quick: bool, launcher=None) -> int:
     """One theory preset or the bound curves (a preset as one Slurm job with two cores when a
-    :class:`~experiments.release.slurm.SlurmLauncher` is given); bad input or missing data is
+    :class:`~experiments.release.artefacts.slurm.SlurmLauncher` is given); bad input or missing data is
     one line, status 2; a failed block or Slurm job one line, status 1."""
-    from experiments.release.slurm import SlurmJobsFailed
+    from experiments.release.artefacts.slurm import SlurmJobsFailed
     from pubpriv_core.data.paths import DataUnavailableError
 
     try:

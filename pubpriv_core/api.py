@@ -11,10 +11,10 @@ workload, run any algorithm with a budget, read its answers, errors and privacy 
     api.save(result, problem, "my_release")                   # weights.csv, metadata.json
 
 Every step is the runner's own code: defaults and value rules come from the config schema and
-rules of ``run.py`` (:mod:`experiments.release.config`, :mod:`experiments.release.rules`), the
-private/public split from :func:`experiments.release.problems.split` with the runner's random
+rules of ``run.py`` (:mod:`experiments.release.configure.schema`, :mod:`experiments.release.configure.rules`), the
+private/public split from :func:`experiments.release.running.problems.split` with the runner's random
 streams, the release from :func:`pubpriv_core.algorithms.run_algorithm` followed by the spend
-check every runner release passes (:func:`experiments.release.query_release.check_spend`). So
+check every runner release passes (:func:`experiments.release.running.repetitions.check_spend`). So
 ``api.run`` with the same config, seed and repetition returns the numbers ``run.py`` stores.
 """
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Result:
 
 def algorithms() -> list[str]:
     """Every algorithm ``run`` accepts: the built-in ones and installed plugins."""
-    from experiments.release.config import SCHEMAS, register_configs
+    from experiments.release.configure.schema import SCHEMAS, register_configs
 
     register_configs()
     return sorted(SCHEMAS["algo"])
@@ -98,7 +98,7 @@ def load(dataset: str = "synthetic", public: str = "resample", *, seed: int = 0,
     ``synthetic``; ``resample``, ``biased``, ``dataset``); ``*_options`` set their fields, e.g.
     ``public_options={"delta": 0.1}``. Values are checked by the runner's rules; a missing file
     raises :class:`~pubpriv_core.data.paths.DataUnavailableError` naming it."""
-    from experiments.release.problems import data_context, repetition_streams, split
+    from experiments.release.running.problems import data_context, repetition_streams, split
 
     cfg = _composed([f"dataset={dataset}", f"public={public}"])
     cfg["dataset"].update(dataset_options or {})
@@ -133,8 +133,8 @@ def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
     options at the runner's defaults unless given. Random draws come from the algorithm stream
     of repetition ``run`` of ``seed``, as in the runner. Bad values raise ``ValueError`` with
     the runner's one-line message."""
-    from experiments.release.problems import repetition_streams
-    from experiments.release.query_release import check_spend
+    from experiments.release.running.problems import repetition_streams
+    from experiments.release.running.repetitions import check_spend
     from pubpriv_core.algorithms import run_algorithm
     from pubpriv_core.privacy import default_delta
 
@@ -161,10 +161,10 @@ def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
 def save(result: Result, problem: ReleaseProblem, folder: str | Path, *,
          rows: int | None = None) -> list[Path]:
     """Write what ``result`` released into ``folder``, as ``save_release=true`` does in the
-    runner (:mod:`experiments.release.releases`): ``weights.csv`` for a distribution over rows,
+    runner (:mod:`experiments.release.running.releases`): ``weights.csv`` for a distribution over rows,
     ``records.csv`` with ``rows`` synthetic records (null: n for a graphical model, none for
     weights), ``metadata.json`` with the privacy spent. Returns the files."""
-    from experiments.release.releases import sample_stream, save_release
+    from experiments.release.running.releases import sample_stream, save_release
 
     metadata = {"seed": result.seed, "run": result.run, "n_private": problem.n}
     return save_release(folder, result.release, problem, metadata=metadata, rows=rows,
@@ -179,14 +179,14 @@ def _composed(overrides: list[str]) -> dict[str, Any]:
 
 @lru_cache(maxsize=64)
 def _compose_once(overrides: tuple[str, ...]) -> dict[str, Any]:
-    from experiments.release.cli import compose_config
+    from experiments.release.configure.cli import compose_config
 
     return compose_config(list(overrides))
 
 
 def _check(cfg: dict[str, Any]) -> None:
     """The runner's key and value checks (no data needed); ValueError with its message."""
-    from experiments.release.checks import check_keys, check_scalars
+    from experiments.release.configure.checks import check_keys, check_scalars
 
     check_keys(cfg)
     check_scalars(cfg)

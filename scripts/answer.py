@@ -3,14 +3,14 @@
 
     python scripts/answer.py            # after scripts/reproduce.py fig1_nist_matched etc.
 
-See :mod:`experiments.release.answer`.
+See :mod:`experiments.release.artefacts.answer`.
 """
 from __future__ import annotations
 
 import sys
 
 from experiments.console import ArgumentParser, run_or_fail
-from experiments.release.answer import answer_table, comparisons
+from experiments.release.artefacts.answer import answer_table, comparisons
 
 
 def main(argv: list[str] | None = None) -> int:

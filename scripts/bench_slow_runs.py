@@ -9,7 +9,7 @@ every record whose stored run time is over ``--over`` seconds (the slowest ``--t
 given), slowest first, one at a time, nothing else started beside them. Prints a line per run as
 it finishes, then a Markdown table. A GEM, GEM^Pub or RAP^softmax record reproduces its max error
 only on as many cores as its sweep's worker saw (the record's ``cores``;
-:mod:`experiments.release.worker_cores`).
+:mod:`experiments.release.running.worker_cores`).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ HERE = str(Path(__file__).resolve().parents[1])
 
 def slow_records(stores: list[str], over: float, top: int | None) -> list[tuple[str, Path, dict]]:
     """(store, record path, record) of every stored run over ``over`` s, slowest first."""
-    from experiments.release.store import ResultsStore, load_record
+    from experiments.release.running.store import ResultsStore, load_record
 
     found = []
     for store in map(lambda s: str(Path(s).resolve()), stores):
@@ -52,7 +52,7 @@ DATA_FIELDS = ("region", "year", "shift", "delta", "reduced", "fraction")
 
 def label(record: dict) -> str:
     """``gem_pub on synthetic (public dataset), eps=0.1, T=100, run 3; public shift=0.3``."""
-    from experiments.release.sweep import describe
+    from experiments.release.running.sweep import describe
 
     cfg = record["config"]
     parts = [f"{describe(cfg)}, run {record['run']}"]

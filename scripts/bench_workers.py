@@ -11,7 +11,7 @@ Each pair runs the sweep pinned and unpinned on ``--jobs`` workers, and with ``-
 also on one worker (the order rotated every pair; a sweep's records go to a fresh temporary
 folder, so the GEM^Pub pre-training is paid in each arm), and prints per arm the wall time, the
 summed run time of the records per algorithm, a digest of their max errors (equal wherever the
-releases do not depend on the cores a worker sees: :mod:`experiments.release.worker_cores`) and
+releases do not depend on the cores a worker sees: :mod:`experiments.release.running.worker_cores`) and
 the load average before it; then each arm's median wall and its ratio to the unpinned one.
 """
 from __future__ import annotations

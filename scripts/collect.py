@@ -4,14 +4,14 @@
     python scripts/collect.py RESULTS_DIR [RESULTS_DIR ...] -o OUT.csv [--strict]
 
 The columns, and how damaged record files are reported, are described in
-:mod:`experiments.release.collect`.
+:mod:`experiments.release.running.collect`.
 """
 from __future__ import annotations
 
 import sys
 
 from experiments.console import ArgumentParser, run_or_fail
-from experiments.release.collect import write_csv
+from experiments.release.running.collect import write_csv
 
 
 def main(argv: list[str] | None = None) -> int:

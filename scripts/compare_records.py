@@ -9,7 +9,7 @@ repetition); a pair differs when its max or mean error differ by more than ``--t
 the same bits; NaN on both sides counts as equal). Prints the counts, the runs found on one side
 only, and each differing pair with both values; exit status 0 when no common pair differs, 1 when
 one does, 2 on bad input (a path that is no folder, a folder without records). Records are read by
-:func:`experiments.release.collect.collect` (damaged files skipped with a ``warning:`` line).
+:func:`experiments.release.running.collect.collect` (damaged files skipped with a ``warning:`` line).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import pandas as pd
 
 from experiments.console import ArgumentParser, non_negative_float, run_or_fail
 from experiments.outputs import readable_folder
-from experiments.release.collect import collect
+from experiments.release.running.collect import collect
 
 KEY = ["config_hash", "seed", "run"]
 COMPARED = ["max_error", "mean_error"]

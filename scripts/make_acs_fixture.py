@@ -4,13 +4,13 @@
     python scripts/make_acs_fixture.py --out DATA_ROOT [--rows 300] [--seed 0]
 
 The files and their (random, valid, NOT census) rows are described in
-:mod:`experiments.release.acs_fixture`.
+:mod:`experiments.release.artefacts.acs_fixture`.
 """
 from __future__ import annotations
 
 from experiments.console import ArgumentParser, positive_int
 from experiments.outputs import folder_arg
-from experiments.release.acs_fixture import write_fixtures
+from experiments.release.artefacts.acs_fixture import write_fixtures
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,7 +1,7 @@
 """MkDocs hooks (``mkdocs.yml``: ``hooks``): the pages generated from their sources at build time.
 
 * ``configuration.md`` from the config schema, its rules and the comments in ``conf/``
-  (:func:`experiments.release.config_reference.reference_markdown`);
+  (:func:`experiments.release.configure.reference.reference_markdown`);
 * ``results.md`` and ``results/*.md`` from the committed ``results/`` (summaries and figures,
   :mod:`experiments.docs_pages`).
 
@@ -20,7 +20,7 @@ def on_files(files, config):
     from mkdocs.structure.files import File
 
     from experiments.docs_pages import results_images, results_pages
-    from experiments.release.config_reference import reference_markdown
+    from experiments.release.configure.reference import reference_markdown
 
     pages = {"configuration.md": reference_markdown(), **results_pages()}
     for path, text in pages.items():

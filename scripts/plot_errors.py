@@ -3,7 +3,7 @@
 
     python scripts/plot_errors.py ALL.csv -o fig.png [--metric max_error] [--where T=100 ...]
 
-The lines and legend are described in :mod:`experiments.release.error_plot`.
+The lines and legend are described in :mod:`experiments.release.figures.error_plot`.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 
 from experiments.console import ArgumentParser, run_or_fail
 from experiments.outputs import image_arg
-from experiments.release.error_plot import plot_csv
+from experiments.release.figures.error_plot import plot_csv
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,15 +3,15 @@
 
     python scripts/plot_figures.py results/fig2_adult_bias   # redraw from runs.csv
 
-The layout is described in :mod:`experiments.release.figures`.
+The layout is described in :mod:`experiments.release.figures.paper`.
 """
 from __future__ import annotations
 
 import sys
 
 from experiments.console import ArgumentParser, run_or_fail
-from experiments.release.figures import redraw
-from experiments.release.tuning import METHODS
+from experiments.release.figures.paper import redraw
+from experiments.release.stats.tuning import METHODS
 
 
 def main(argv: list[str] | None = None) -> int:

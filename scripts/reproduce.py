@@ -38,8 +38,8 @@
              --targets a,b (with all: only these artefacts, theory presets or bounds; the
              table keeps the other rows an earlier run into the same root wrote)
 
-The artefacts are listed in :mod:`experiments.release.catalogue`; the work is
-:func:`experiments.release.reproduce.reproduce`, for the theory presets
+The artefacts are listed in :mod:`experiments.release.artefacts.catalogue`; the work is
+:func:`experiments.release.artefacts.reproduce.reproduce`, for the theory presets
 :mod:`experiments.theory.reproduce` and for ``all`` :mod:`experiments.reproduce_all`.
 """
 from __future__ import annotations
@@ -49,10 +49,10 @@ import sys
 from pathlib import Path
 
 from experiments.console import ArgumentParser, UserError, one_line_interrupts, worker_count
-from experiments.release.catalogue import ALIASES, ARTEFACTS
-from experiments.release.reproduce import reproduce
-from experiments.release.slurm import SlurmLauncher
-from experiments.release.tuning import METHODS
+from experiments.release.artefacts.catalogue import ALIASES, ARTEFACTS
+from experiments.release.artefacts.reproduce import reproduce
+from experiments.release.artefacts.slurm import SlurmLauncher
+from experiments.release.stats.tuning import METHODS
 from experiments.reproduce_all import (output_root, reproduce_all, run_theory_target,
                                        target_names)
 from experiments.theory.reproduce import BOUNDS, THEORY, theory_out

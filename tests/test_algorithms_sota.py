@@ -244,7 +244,7 @@ def test_public_algorithms_refuse_a_problem_without_public_data():
     (["algo=aim", "algo.relation=swap"], "expected one of [replace_one, add_remove]"),
 ])
 def test_runner_refuses_bad_options_in_one_line(argv, words, tmp_path, capsys):
-    from experiments.release import cli
+    from experiments.release.configure import cli
 
     def never_called():
         pytest.fail("the Hydra app must not start on bad input")
@@ -262,7 +262,7 @@ def test_versus_aim_pairs_runs_and_picks_the_best_average_T():
     made by the summary's Holm-corrected family)."""
     import pandas as pd
 
-    from experiments.release.sota import versus_aim
+    from experiments.release.artefacts.sota import versus_aim
 
     rows = []
     for run_ in range(5):
@@ -296,7 +296,7 @@ def _coverage_text(cells: list[tuple[str, float, int]]) -> str:
     """coverage_notes of records (algo, ε, runs) on the MA-2018 source."""
     import pandas as pd
 
-    from experiments.release.sota import coverage_notes, lines
+    from experiments.release.artefacts.sota import coverage_notes, lines
 
     rows = [dict(algo=algo, eps=eps, T=1, run=r, max_error=0.03, mean_error=0.002,
                  uses_public=algo != "aim") for algo, eps, runs in cells for r in range(runs)]

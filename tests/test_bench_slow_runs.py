@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from experiments.release.store import ResultsStore
-from experiments.release.sweep import preset_configs, run_sweep
+from experiments.release.running.store import ResultsStore
+from experiments.release.running.sweep import preset_configs, run_sweep
 from runner_helpers import load_script
 
 bench = load_script("bench_slow_runs")

@@ -1,7 +1,7 @@
 """``scripts/compare_records.py A B``: two results folders matched run by run."""
 import pytest
 
-from experiments.release.store import ResultsStore
+from experiments.release.running.store import ResultsStore
 from runner_helpers import load_script, valid_record
 
 compare_records = load_script("compare_records")
@@ -82,7 +82,7 @@ def test_a_damaged_record_file_is_named_and_skipped(tmp_path, capsys):
 
 
 def test_a_collected_runs_csv_compares_to_the_bit(tmp_path, capsys):
-    from experiments.release.collect import collect
+    from experiments.release.running.collect import collect
     for run in range(3):
         _write(tmp_path / "store", run, 0.1 + run / 3, mean_error=1 / 7 + run)
     artefact = tmp_path / "artefact"

@@ -1,6 +1,6 @@
 """ACS PUMS via folktables on small offline fixtures (pubpriv_core.data.acs).
 
-The fixtures are written for the test session by experiments.release.acs_fixture (seed 0) in
+The fixtures are written for the test session by experiments.release.artefacts.acs_fixture (seed 0) in
 folktables' layout with real PUMS column names and random valid codes (not census data).
 """
 import importlib
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.release.acs_fixture import write_fixtures
+from experiments.release.artefacts.acs_fixture import write_fixtures
 from pubpriv_core.data import DataUnavailableError, acs, load_dataset, paths
 
 FOLK_LOAD = importlib.import_module("folktables.load_acs")  # the module, not the function

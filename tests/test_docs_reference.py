@@ -10,9 +10,9 @@ from dataclasses import fields
 import pytest
 
 from experiments.docs_pages import RESULTS, artefacts, recorded_time, results_images, results_pages
-from experiments.release.config import SCHEMAS, RunConf, WorkloadConf, register_configs
-from experiments.release.config_reference import CONF, reference_markdown, yaml_comments
-from experiments.release.rules import RULES
+from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf, register_configs
+from experiments.release.configure.reference import CONF, reference_markdown, yaml_comments
+from experiments.release.configure.rules import RULES
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import jax
 import numpy as np
 import pytest
 
-from experiments.release.cli import compose_config
-from experiments.release import query_release
+from experiments.release.configure.cli import compose_config
+from experiments.release.running import repetitions as query_release
 from pubpriv_core.algorithms import gem, run_algorithm
 from pubpriv_core.algorithms.pretrained_store import PretrainedStore
 from pubpriv_core.algorithms.shared_cache import shared_folder, shared_under

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from experiments import openblas_kernels
-from experiments.release.machine import blas_kernels, cpu_model, numpy_simd
-from experiments.release.store import ResultsStore
-from experiments.release.sweep import compose_jobs, run_sweep
+from experiments.release.running.machine import blas_kernels, cpu_model, numpy_simd
+from experiments.release.running.store import ResultsStore
+from experiments.release.running.sweep import compose_jobs, run_sweep
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -28,7 +28,7 @@ def test_records_keep_the_cpu_and_numpys_simd_level(tmp_path, jobs):
 
 EXP_BITS = """
 import math, numpy as np
-from experiments.release.machine import numpy_simd
+from experiments.release.running.machine import numpy_simd
 x = np.random.default_rng(0).normal(0.0, 20.0, 100_000)
 libm = np.array([math.exp(v) for v in x])
 print(numpy_simd(), int((np.exp(x) != libm).sum()))
@@ -61,7 +61,7 @@ PINNED = openblas_kernels.NEEDED_FLAGS <= openblas_kernels.cpu_flags() and \
     os.uname().machine == "x86_64"
 KERNELS_RUN = """
 import experiments, numpy, scipy.linalg
-from experiments.release.machine import blas_kernels
+from experiments.release.running.machine import blas_kernels
 print(blas_kernels())
 """
 

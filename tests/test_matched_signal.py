@@ -2,11 +2,11 @@
 fields at their neutral defaults leave every config hash as it was."""
 import pytest
 
-from experiments.release.checks import ConfigError, check_config
-from experiments.release.cli import compose_config
-from experiments.release.query_release import compute_record
-from experiments.release.signal import axis_eps, matched_eps
-from experiments.release.store import NEUTRAL_DEFAULTS, config_hash, experiment_config
+from experiments.release.configure.checks import ConfigError, check_config
+from experiments.release.configure.cli import compose_config
+from experiments.release.running.repetitions import compute_record
+from experiments.release.configure.signal import axis_eps, matched_eps
+from experiments.release.running.store import NEUTRAL_DEFAULTS, config_hash, experiment_config
 
 SMALL = ["dataset.preset=tiny", "dataset.n=400", "workload.size=4", "T=5", "runs=1"]
 
@@ -78,7 +78,7 @@ def test_another_draw_samples_the_same_models_again():
 
 
 def test_an_error_line_names_the_paper_equivalent_budget_it_ran_at():
-    from experiments.release.sweep import describe
+    from experiments.release.running.sweep import describe
 
     cfg = {"algo": {"name": "pmwpub"}, "dataset": {"name": "nist_acs"},
            "public": {"kind": "dataset"}, "eps": 1.0, "eps_equiv": 0.25, "T": 50}

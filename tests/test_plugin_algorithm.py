@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.release import plugins as runner_plugins
-from experiments.release.config import AlgoConf
-from experiments.release.query_release import PrivacyAccountingError, check_spend
+from experiments.release.configure import plugins as runner_plugins
+from experiments.release.configure.schema import AlgoConf
+from experiments.release.running.repetitions import PrivacyAccountingError, check_spend
 from pubpriv_core.algorithms import Release
 from pubpriv_core.algorithms.plugins import AlgorithmPlugin, PluginError
 from pubpriv_core.privacy import ZCDPBudget, rho_from_eps

@@ -8,11 +8,11 @@ import itertools
 import numpy as np
 import pytest
 
-from experiments.release.cli import compose_config
-from experiments.release.problems import build_problem, repetition_streams
-from experiments.release.query_release import compute_record
-from experiments.release.releases import load_release, release_folder
-from experiments.release.store import config_hash
+from experiments.release.configure.cli import compose_config
+from experiments.release.running.problems import build_problem, repetition_streams
+from experiments.release.running.repetitions import compute_record
+from experiments.release.running.releases import load_release, release_folder
+from experiments.release.running.store import config_hash
 from pubpriv_core.algorithms import run_algorithm
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.algorithms.pgm_sample import sample_records

@@ -4,8 +4,8 @@ an empty selection is one error line."""
 import pandas as pd
 import pytest
 
-from experiments.release import reproduce
-from experiments.release.catalogue import ARTEFACTS
+from experiments.release.artefacts import reproduce
+from experiments.release.artefacts.catalogue import ARTEFACTS
 from runner_helpers import load_script
 
 reproduce_main = load_script("reproduce").main

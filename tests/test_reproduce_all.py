@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from experiments import reproduce_all
-from experiments.release.slurm import SlurmJobsFailed
+from experiments.release.artefacts.slurm import SlurmJobsFailed
 from runner_helpers import load_script
 
 reproduce_main = load_script("reproduce").main
@@ -105,7 +105,7 @@ def test_bad_targets_are_one_line_before_any_work(argv, message, tmp_path, monke
 
 def test_an_artefact_of_all_records_the_single_command_that_does_the_same(tmp_path,
                                                                          monkeypatch):
-    from experiments.release.slurm import SlurmLauncher
+    from experiments.release.artefacts.slurm import SlurmLauncher
 
     out = tmp_path / "sota"
     kwargs = {"quick": False, "tuning": "paper", "jobs": 2, "settings": ["runs=3"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.release.answer import answer_table, comparisons
+from experiments.release.artefacts.answer import answer_table, comparisons
 from test_reproduce_figure_defects import table
 
 

@@ -13,9 +13,9 @@ from matplotlib.colors import to_rgb
 from matplotlib.container import ErrorbarContainer
 from matplotlib.lines import Line2D
 
-from experiments.release import panels
-from experiments.release.figures import ALGO_NAMES, plot_artefact
-from experiments.release.summary import build, summary_text
+from experiments.release.figures import panels
+from experiments.release.figures.paper import ALGO_NAMES, plot_artefact
+from experiments.release.stats.summary import build, summary_text
 
 EPS = [0.1, 0.15, 0.2, 0.25, 0.5, 1.0]
 

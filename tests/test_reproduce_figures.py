@@ -10,12 +10,13 @@ import pytest
 
 import matplotlib.pyplot as plt
 
-from experiments.release import figures, panels
-from experiments.release.figures import ALGO_NAMES, plot_artefact
-from experiments.release.panels import few_rounds_note
-from experiments.release.paired import grid_edges
-from experiments.release.summary import build, hyper_text, selected_table, summary_text
-from experiments.release.tuning import select
+from experiments.release.figures import paper as figures
+from experiments.release.figures import panels
+from experiments.release.figures.paper import ALGO_NAMES, plot_artefact
+from experiments.release.figures.panels import few_rounds_note
+from experiments.release.stats.paired import grid_edges
+from experiments.release.stats.summary import build, hyper_text, selected_table, summary_text
+from experiments.release.stats.tuning import select
 
 EPS = [0.1, 0.15, 0.2, 0.25, 0.5, 1.0]
 

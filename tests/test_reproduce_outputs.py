@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.release import reproduce
-from experiments.release.catalogue import ARTEFACTS
+from experiments.release.artefacts import reproduce
+from experiments.release.artefacts.catalogue import ARTEFACTS
 from runner_helpers import REPO, load_script
 
 reproduce_main = load_script("reproduce").main

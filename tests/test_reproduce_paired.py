@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from experiments.release.paired import (grid_edges, interval, mixture_reference, paired_differences,
+from experiments.release.stats.paired import (grid_edges, interval, mixture_reference, paired_differences,
                                 verdict)
-from experiments.release.tuning import select
+from experiments.release.stats.tuning import select
 
 
 def test_interval_is_the_t_interval_of_the_mean():
@@ -84,7 +84,7 @@ def test_grid_edges_lists_selected_extremes():
 
 def test_p_value_is_the_paired_t_test_and_holm_steps_down():
     d = np.array([-0.03, -0.01, -0.02, -0.04, -0.02])
-    from experiments.release.paired import holm, p_value
+    from experiments.release.stats.paired import holm, p_value
 
     assert p_value(d) == pytest.approx(stats.ttest_1samp(d, 0.0).pvalue)
     assert p_value(np.full(5, -0.01)) == 0.0 and p_value(np.zeros(5)) == 1.0
@@ -96,7 +96,7 @@ def test_p_value_is_the_paired_t_test_and_holm_steps_down():
 
 
 def test_holm_verdicts_undecide_what_only_the_uncorrected_interval_decides():
-    from experiments.release.paired import holm_verdicts, interval, p_value
+    from experiments.release.stats.paired import holm_verdicts, interval, p_value
 
     rng = np.random.default_rng(0)
     weak = np.array([-0.03, -0.01, -0.02, -0.04, -0.02])       # p ≈ 0.01 on its own
@@ -123,7 +123,7 @@ def test_best_mixture_is_tested_only_against_a_certified_floor():
 
 
 def test_ties_with_the_certified_floor_are_not_differences():
-    from experiments.release.paired import p_value
+    from experiments.release.stats.paired import p_value
 
     assert p_value(np.full(5, -5e-10)) == 1.0          # at the exact floor, within 1e-9
     assert p_value(np.full(5, 2e-9)) == 0.0            # a constant gap above the tolerance

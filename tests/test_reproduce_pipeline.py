@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.release import reproduce
-from experiments.release.acs_fixture import person_frame
-from experiments.release.figures import runtime_table
+from experiments.release.artefacts import reproduce
+from experiments.release.artefacts.acs_fixture import person_frame
+from experiments.release.figures.paper import runtime_table
 from pubpriv_core.data.acs import pums_file_name
 from runner_helpers import load_script
 
@@ -140,7 +140,7 @@ def test_no_run_on_damaged_summary_and_non_finite_records(acs_root, tmp_path, ca
 
 def test_outputs_are_written_all_or_none(tmp_path, monkeypatch):
     """A failure while making the outputs (here the figure) leaves the output folder as it was."""
-    from experiments.release.catalogue import ARTEFACTS
+    from experiments.release.artefacts.catalogue import ARTEFACTS
 
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")

@@ -9,10 +9,10 @@ import pytest
 import submitit
 
 from experiments.console import UserError
-from experiments.release import reproduce
-from experiments.release.slurm import SlurmJobsFailed, SlurmLauncher, parameters, preset
-from experiments.release.store import ResultsStore
-from experiments.release.sweep import compose_jobs, run_sweep
+from experiments.release.artefacts import reproduce
+from experiments.release.artefacts.slurm import SlurmJobsFailed, SlurmLauncher, parameters, preset
+from experiments.release.running.store import ResultsStore
+from experiments.release.running.sweep import compose_jobs, run_sweep
 from runner_helpers import load_script
 from test_reproduce_sweep import _tiny
 

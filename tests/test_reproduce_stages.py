@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.release.reproduce import Plan
-from experiments.release.stages import T_EXTENSION, choices, config_lines, next_stage
-from experiments.release.store import config_hash
-from experiments.release.sweep import compose_jobs, expand
+from experiments.release.artefacts.reproduce import Plan
+from experiments.release.artefacts.stages import T_EXTENSION, choices, config_lines, next_stage
+from experiments.release.running.store import config_hash
+from experiments.release.running.sweep import compose_jobs, expand
 
 ROW = "row"
 
@@ -59,7 +59,7 @@ def test_choices_fall_back_to_the_test_runs_best_average():
 
 
 def test_matched_rows_validate_every_source_but_the_validation_file_itself():
-    from experiments.release.catalogue import MATCHED_ROWS, matched_row, split_sources
+    from experiments.release.artefacts.catalogue import MATCHED_ROWS, matched_row, split_sources
 
     spec = MATCHED_ROWS["full_tx"]
     assert split_sources(spec.publics) == ["{year:2018}", "{region:national}", "{region:ma}"]
@@ -73,7 +73,7 @@ def test_matched_rows_validate_every_source_but_the_validation_file_itself():
 
 
 def test_matched_rows_carry_the_successor_lines_on_their_own_sources_at_matched_budgets():
-    from experiments.release.catalogue import MATCHED_ROWS, matched_row
+    from experiments.release.artefacts.catalogue import MATCHED_ROWS, matched_row
 
     def lines(key):
         return {next(o for o in b.overrides if o.startswith("algo=")): b
@@ -95,7 +95,7 @@ def test_matched_rows_carry_the_successor_lines_on_their_own_sources_at_matched_
 
 
 def test_gradient_lines_run_on_the_cut_axes_and_pep_lines_on_every_eps():
-    from experiments.release.catalogue import ARTEFACTS
+    from experiments.release.artefacts.catalogue import ARTEFACTS
 
     for name, eps in (("sota", "eps=0.1,0.25,1.0"), ("sota_adult", "eps=0.1,1.0")):
         by_algo = {next(o for o in b.overrides if o.startswith("algo=")): b
@@ -108,8 +108,8 @@ def test_fig1_matched_runs_the_generator_lines_at_the_ends_of_the_eps_grid_only(
     """fig1_nist_matched: GEM^Pub and GEM at eps_equiv 0.1 and 1 (the cut grid), PEP^Pub at all
     six; the other matched artefacts keep every ε for those three; RAP^softmax runs at the two
     ends in every matched artefact."""
-    from experiments.release.catalogue import ARTEFACTS, EPS_EQUIV
-    from experiments.release.sweep import expand
+    from experiments.release.artefacts.catalogue import ARTEFACTS, EPS_EQUIV
+    from experiments.release.running.sweep import expand
 
     def eps_of(artefact, algo):
         return {job[-1] for b in ARTEFACTS[artefact].blocks if f"algo={algo}" in b.overrides

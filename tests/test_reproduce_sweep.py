@@ -4,10 +4,10 @@ import random
 
 import pytest
 
-from experiments.release.cli import UserError
-from experiments.release.query_release import run_config
-from experiments.release.store import ResultsStore, config_hash
-from experiments.release.sweep import (Task, compose_exact, compose_jobs, expand, group_tasks,
+from experiments.release.configure.cli import UserError
+from experiments.release.running.repetitions import run_config
+from experiments.release.running.store import ResultsStore, config_hash
+from experiments.release.running.sweep import (Task, compose_exact, compose_jobs, expand, group_tasks,
                                pending_tasks, preset_configs, run_sweep)
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.release.tuning import best_average, by_validation, select
+from experiments.release.stats.tuning import best_average, by_validation, select
 
 
 def runs(line, eps, errors_by_T, seed=0):

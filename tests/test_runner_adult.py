@@ -2,8 +2,8 @@
 W = 256, T = 100), one repetition: the record's sizes follow the design and the error is near the paper's."""
 import pytest
 
-from experiments.release.cli import compose_config
-from experiments.release.query_release import run_config
+from experiments.release.configure.cli import compose_config
+from experiments.release.running.repetitions import run_config
 from runner_helpers import require_data
 
 

@@ -1,7 +1,7 @@
 """Bad input: one `error:` line on stderr, exit status 2, no traceback, nothing written."""
 import pytest
 
-from experiments.release import cli
+from experiments.release.configure import cli
 from runner_helpers import require_data, run_cli
 
 

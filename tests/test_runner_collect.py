@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.release.collect import COLUMNS, collect, flatten
-from experiments.release.error_plot import apply_filters, line_columns, summarise
-from experiments.release.store import ResultsStore
+from experiments.release.running.collect import COLUMNS, collect, flatten
+from experiments.release.figures.error_plot import apply_filters, line_columns, summarise
+from experiments.release.running.store import ResultsStore
 from runner_helpers import load_script, valid_record
 
 collect_main, plot_main = load_script("collect").main, load_script("plot_errors").main
@@ -95,7 +95,7 @@ def test_algorithms_ignoring_the_public_source_are_drawn_once():
 def test_legend_names_the_algorithm_and_orders_settings_by_value():
     """One algorithm swept over Δ: every entry starts with it (no leading blank) and the Δ
     follow their numeric order, not their text order ("-0.05" sorts before "-0.2" as text)."""
-    from experiments.release.error_plot import plot
+    from experiments.release.figures.error_plot import plot
 
     biases = (0.1, -0.05, 0.0, -0.2, 0.65)
     rows = [_record("pmwpub", eps, run, 0.1 + run / 100, delta_bias=bias)

@@ -11,10 +11,10 @@ from collections import Counter
 
 from filelock import FileLock
 
-from experiments.release import cli
-from experiments.release.claims import claim, claim_path
-from experiments.release.query_release import run_config
-from experiments.release.store import ResultsStore, config_hash
+from experiments.release.configure import cli
+from experiments.release.running.claims import claim, claim_path
+from experiments.release.running.repetitions import run_config
+from experiments.release.running.store import ResultsStore, config_hash
 from runner_helpers import REPO
 
 SWEEP = ["-m", "eps=range(1,16)", "dataset.preset=tiny", "T=3", "runs=2", "workload.size=4",

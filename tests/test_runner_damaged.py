@@ -9,9 +9,9 @@ import os
 import pandas as pd
 import pytest
 
-from experiments.release import cli
-from experiments.release.query_release import run_config
-from experiments.release.store import CORRUPT_DIR, ResultsStore, config_hash
+from experiments.release.configure import cli
+from experiments.release.running.repetitions import run_config
+from experiments.release.running.store import CORRUPT_DIR, ResultsStore, config_hash
 from runner_helpers import load_script, valid_record
 
 collect_main = load_script("collect").main
@@ -63,7 +63,7 @@ def test_damaged_record_is_moved_aside_and_recomputed(kind, tiny_cfg, tmp_path, 
     store = ResultsStore(tmp_path)
     path = store.path(config_hash(cfg), cfg["seed"], 0)
     _damage(path, kind)
-    with caplog.at_level(logging.WARNING, logger="experiments.release.store"):
+    with caplog.at_level(logging.WARNING, logger="experiments.release.running.store"):
         again = run_config(cfg)
     moved = list((store.records_dir / CORRUPT_DIR).iterdir())
     assert len(moved) == 1 and moved[0].name == f"{path.parent.name}-{path.name}"

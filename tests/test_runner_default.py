@@ -1,8 +1,8 @@
 """The default experiment (`python run.py`): embedded synthetic data, PMW^Pub, 5 repetitions."""
 import time
 
-from experiments.release.cli import compose_config
-from experiments.release.query_release import run_config
+from experiments.release.configure.cli import compose_config
+from experiments.release.running.repetitions import run_config
 
 
 def test_default_experiment_runs_fast_and_releases_sensible_errors(tmp_path):

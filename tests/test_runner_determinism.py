@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from experiments.release.cli import compose_config
-from experiments.release.problems import build_problem, repetition_streams
-from experiments.release.query_release import (release_of, repetition_release, run_config,
+from experiments.release.configure.cli import compose_config
+from experiments.release.running.problems import build_problem, repetition_streams
+from experiments.release.running.repetitions import (release_of, repetition_release, run_config,
                                                show_progress)
 
 NUMBERS = ("max_error", "mean_error", "rmse", "last_max_error", "rho", "eps_spent", "delta",
@@ -42,7 +42,7 @@ def test_rerun_with_force_reproduces_and_skip_reuses(tmp_path, monkeypatch):
     cfg = _config(tmp_path, "runs=2")
     first = run_config(cfg)
     with monkeypatch.context() as patch:
-        patch.setattr("experiments.release.query_release.run_repetition",
+        patch.setattr("experiments.release.running.repetitions.run_repetition",
                       lambda *a: pytest.fail("stored repetitions must be skipped"))
         assert run_config(cfg) == first
     forced = run_config(dict(cfg, force=True))
@@ -84,7 +84,7 @@ def test_progress_bar_only_on_a_terminal_outside_ci(monkeypatch, setting, tty, c
 
 
 def test_problem_cache_evicts_by_memory(tmp_path):
-    from experiments.release.problems import ProblemCache, problem_bytes, problem_key
+    from experiments.release.running.problems import ProblemCache, problem_bytes, problem_key
 
     cfg = _config(tmp_path)
     cache = ProblemCache(max_bytes=1)  # keeps only the newest problem

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.release import cli
-from experiments.release.acs_fixture import write_fixtures
+from experiments.release.configure import cli
+from experiments.release.artefacts.acs_fixture import write_fixtures
 from pubpriv_core.data import paths
 from runner_helpers import REPO, load_script
 
@@ -22,7 +22,7 @@ SWEEP = ["-m", "eps=range(1,12)", "dataset.preset=tiny", "T=3", "runs=2", "workl
 #: runs run.py after making the store's fsync fail with ENOSPC from the 3rd record on.
 FULL_DISK_DRIVER = """
 import errno, os, runpy, sys
-from experiments.release import store
+from experiments.release.running import store
 calls = [0]
 real_fsync = os.fsync
 def fsync(fd):

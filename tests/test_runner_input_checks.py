@@ -10,9 +10,9 @@ from importlib import import_module
 import numpy as np
 import pytest
 
-from experiments.release import cli
-from experiments.release.config import SCHEMAS
-from experiments.release.problems import build_problem
+from experiments.release.configure import cli
+from experiments.release.configure.schema import SCHEMAS
+from experiments.release.running.problems import build_problem
 from pubpriv_core.algorithms import ALGORITHMS, check_algorithm, run_algorithm
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 

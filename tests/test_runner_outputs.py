@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import experiments.theory.runner as theory
-from experiments.release import cli
-from experiments.release.store import ResultsStore
+from experiments.release.configure import cli
+from experiments.release.running.store import ResultsStore
 from runner_helpers import load_script, valid_record
 
 LONG = "a" * 300   # a path component longer than NAME_MAX: the OS refuses it (ENAMETOOLONG)

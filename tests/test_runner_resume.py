@@ -9,7 +9,7 @@ import time
 
 import pandas as pd
 
-from experiments.release.collect import COLUMNS
+from experiments.release.running.collect import COLUMNS
 from runner_helpers import REPO, load_script
 
 collect_main = load_script("collect").main

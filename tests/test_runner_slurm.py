@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from conftest import data_root_with
-from experiments.release.store import ResultsStore
+from experiments.release.running.store import ResultsStore
 from runner_helpers import REPO, load_script
 
 pytestmark = pytest.mark.slurm

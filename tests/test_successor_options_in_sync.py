@@ -1,4 +1,4 @@
-"""The Hydra schemas of the successor algorithms (``experiments/release/config.py``) and the
+"""The Hydra schemas of the successor algorithms (``experiments/release/configure/schema.py``) and the
 algorithms' own option dataclasses hold the same options with the same defaults: the runner
 passes the schema's values to the algorithm, so a default changed on one side only would make
 ``run.py`` and ``pubpriv_core.api`` run different algorithms."""
@@ -6,7 +6,7 @@ from dataclasses import MISSING, fields
 
 import pytest
 
-from experiments.release import config
+from experiments.release.configure import schema as config
 from pubpriv_core.algorithms.gem import GEMOptions
 from pubpriv_core.algorithms.pep import PEPOptions
 from pubpriv_core.algorithms.rap import RAPOptions

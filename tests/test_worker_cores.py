@@ -5,10 +5,10 @@ import os
 
 import pytest
 
-from experiments.release import worker_cores
-from experiments.release.store import ResultsStore
-from experiments.release.sweep import compose_jobs, run_group, run_sweep
-from experiments.release.worker_cores import claim, core_sets, core_slots
+from experiments.release.running import worker_cores
+from experiments.release.running.store import ResultsStore
+from experiments.release.running.sweep import compose_jobs, run_group, run_sweep
+from experiments.release.running.worker_cores import claim, core_sets, core_slots
 
 CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 needs_two = pytest.mark.skipif(len(CORES) < 2, reason="needs two cores and sched_setaffinity")

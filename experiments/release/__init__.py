@@ -1,3 +1,5 @@
-"""The query-release program (Liu et al. 2021, PMW^Pub and its baselines): configuration and its
-checks, problems, the runner and its results store, sweeps, hyper-parameter selection, paired
-statistics, the artefact catalogue with its figures, and the benchmarks."""
+"""The query-release program (Liu et al. 2021, PMW^Pub and its baselines), in rooms that point
+one way: ``configure`` (schemas, rules, checks, the command-line front) < ``running``
+(repetitions, problems, the store, sweeps, releases) < ``stats`` (paired tests, tuning,
+summaries) < ``figures`` < ``artefacts`` (the catalogue, reproduce, answers, launchers) <
+``bench`` (benchmarks)."""

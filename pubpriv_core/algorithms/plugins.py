@@ -7,10 +7,10 @@ A package adds an algorithm by declaring, in its own ``pyproject.toml``::
 
 where ``PLUGIN`` is an :class:`AlgorithmPlugin`. :func:`load_plugins` puts it into
 :data:`pubpriv_core.algorithms.ALGORITHMS` beside the built-in algorithms, so
-``run_algorithm("my_algo", ...)`` runs it; the runner (:mod:`experiments.release.plugins`) adds
+``run_algorithm("my_algo", ...)`` runs it; the runner (:mod:`experiments.release.configure.plugins`) adds
 its options to the config schema and its rules to the rules table, so ``run.py -m algo=my_algo``
 checks, runs, stores, collects and draws it exactly as a built-in one, and checks the privacy it
-reports against its budget (:func:`experiments.release.query_release.check_spend`).
+reports against its budget (:func:`experiments.release.running.repetitions.check_spend`).
 
 The run function has the signature of every algorithm:
 ``run(problem, *, eps, delta, T, rng, **options) -> Release`` (:mod:`pubpriv_core.algorithms.base`):
@@ -36,9 +36,9 @@ class AlgorithmPlugin:
     """One algorithm offered by another package.
 
     ``name`` is what ``algo=`` selects; ``run`` the release function; ``options`` the dataclass
-    of its config options (a subclass of :class:`experiments.release.config.AlgoConf` whose
+    of its config options (a subclass of :class:`experiments.release.configure.schema.AlgoConf` whose
     ``name`` defaults to ``name``; None: no options); ``rules`` one
-    :class:`experiments.release.rules.Rule` per numeric or text option; ``label`` its name in
+    :class:`experiments.release.configure.rules.Rule` per numeric or text option; ``label`` its name in
     figures; ``uses_public`` whether its output depends on the public source (else figures draw
     it once per sweep over public sources); ``check(problem, options)`` an optional check that
     needs the data, raising ``ValueError`` with a one-line message before anything runs;

@@ -27,9 +27,9 @@ def digest(release) -> str:
 
 
 def nist_point(overrides: list[str]) -> dict:
-    from experiments.release.problems import build_problem, data_context
-    from experiments.release.query_release import release_of, repetition_release
-    from experiments.release.sweep import compose_exact
+    from experiments.release.running.problems import build_problem, data_context
+    from experiments.release.running.repetitions import release_of, repetition_release
+    from experiments.release.running.sweep import compose_exact
 
     cfg = compose_exact(["experiment=fig1_nist", "algo=pmwpub", *overrides])
     with data_context(cfg.get("data_root")):

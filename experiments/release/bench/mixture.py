@@ -36,8 +36,8 @@ from __future__ import annotations
 import os
 import time
 
-from experiments.release.problems import build_problem, data_context
-from experiments.release.sweep import compose_exact
+from experiments.release.running.problems import build_problem, data_context
+from experiments.release.running.sweep import compose_exact
 from pubpriv_core.algorithms.best_mixture import _split, best_mixture_exact, best_mixture_mw
 from pubpriv_core.algorithms.mixture_lp import OPERATOR_JOIN_NONZEROS, LPTimeLimitError
 

@@ -27,8 +27,8 @@ import time
 
 import numpy as np
 
-from experiments.release import problems
-from experiments.release.cli import compose_config
+from experiments.release.running import problems
+from experiments.release.configure.cli import compose_config
 from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
 from pubpriv_core.data import from_dataset, load_dataset
 from pubpriv_core.privacy import default_delta

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.release.catalogue import ARTEFACTS
-from experiments.release.cli import compose_config
+from experiments.release.artefacts.catalogue import ARTEFACTS
+from experiments.release.configure.cli import compose_config
 
 #: the Private-PGM mechanisms (the runs this module times and compares)
 PGM_ALGORITHMS = ("aim", "mst", "jam_pgm")
@@ -96,7 +96,7 @@ def uses_pgm(artefact) -> bool:
 
 def artefact_cells(names: list[str] | None = None) -> list[Cell]:
     """The PGM configs of the named artefacts (default: every artefact that runs one)."""
-    from experiments.release.reproduce import plan
+    from experiments.release.artefacts.reproduce import plan
 
     names = names or [n for n, a in ARTEFACTS.items() if uses_pgm(a)]
     cells = []
@@ -108,7 +108,7 @@ def artefact_cells(names: list[str] | None = None) -> list[Cell]:
 
 def matched_cells(eps_equiv=EPS_EQUIV, datasets=None) -> list[Cell]:
     """The ``sota`` line-up at ε = ε_equiv·N_REF/n on each dataset of :data:`MATCHED`."""
-    from experiments.release.problems import load
+    from experiments.release.running.problems import load
 
     cells = []
     for dataset, (base, publics) in MATCHED.items():

@@ -31,8 +31,8 @@ def perturb_step_sizes() -> None:
 
 
 def run_job(job: dict) -> dict:
-    from experiments.release.problems import build_problem, data_context
-    from experiments.release.query_release import repetition_release
+    from experiments.release.running.problems import build_problem, data_context
+    from experiments.release.running.repetitions import repetition_release
 
     cfg, run = job["config"], int(job["run"])
     with data_context(cfg["data_root"]):

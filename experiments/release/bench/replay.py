@@ -16,12 +16,12 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.console import UserError
-from experiments.release.catalogue import ARTEFACTS
-from experiments.release.problems import build_problem, data_context, repetition_streams
-from experiments.release.rules import WRITABLE
-from experiments.release.reproduce import REPO, plan
-from experiments.release.store import config_hash
-from experiments.release.query_release import release_of
+from experiments.release.artefacts.catalogue import ARTEFACTS
+from experiments.release.running.problems import build_problem, data_context, repetition_streams
+from experiments.release.configure.rules import WRITABLE
+from experiments.release.artefacts.reproduce import REPO, plan
+from experiments.release.running.store import config_hash
+from experiments.release.running.repetitions import release_of
 
 RUNS_CSV = REPO / "results" / "fig2_adult_bias" / "runs.csv"
 SAMPLE, SAMPLE_SEED = 40, 2026

@@ -1,7 +1,7 @@
 """One stored run recomputed alone, for :mod:`scripts.bench_slow_runs`: ``python -m
 experiments.release.bench.slow_runs STORE RECORD`` recomputes the record at path RECORD of the
 results store STORE in this fresh process, as a sweep's worker does
-(:func:`~experiments.release.query_release.compute_record`: the problem, the release, the privacy
+(:func:`~experiments.release.running.repetitions.compute_record`: the problem, the release, the privacy
 checks; GEM^Pub's pre-trained generator read from the store's ``cache``), writes no record, and
 prints one JSON line: the recomputed run time (the algorithm's own, compiled kernels and XLA
 programs built in the run as in a worker's first run), the process's wall time including the
@@ -17,11 +17,11 @@ from pathlib import Path
 
 def runnable(stored: dict, store: str) -> dict:
     """The stored record's config as the runner passes it: its experiment keys (the fields
-    :func:`~experiments.release.store.experiment_config` leaves out at their neutral default
+    :func:`~experiments.release.running.store.experiment_config` leaves out at their neutral default
     stay out: the code's defaults are those), ``eps`` (left out when ``eps_equiv`` sets it), the
     runtime keys at their defaults and ``results_dir`` = ``store``."""
-    from experiments.release.store import RUNTIME_KEYS
-    from experiments.release.sweep import compose_exact
+    from experiments.release.running.store import RUNTIME_KEYS
+    from experiments.release.running.sweep import compose_exact
 
     defaults = compose_exact([])
     cfg = dict(stored["config"])
@@ -32,9 +32,9 @@ def runnable(stored: dict, store: str) -> dict:
 
 def retime(store: str, record_path: str) -> dict:
     """The record recomputed (see the module docstring)."""
-    from experiments.release.query_release import compute_record
-    from experiments.release.store import load_record
-    from experiments.release.worker_cores import visible_cores
+    from experiments.release.running.repetitions import compute_record
+    from experiments.release.running.store import load_record
+    from experiments.release.running.worker_cores import visible_cores
 
     stored = load_record(Path(record_path))
     cfg = runnable(stored, store)

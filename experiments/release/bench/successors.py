@@ -265,9 +265,9 @@ def timed_repetition(overrides: list[str], run: int = 0) -> Repetition:
     """Repetition ``run`` of ``python run.py *overrides`` (an artefact block's job), nothing
     written, with the seconds to build the problem and its true answers and the wall seconds of
     the release."""
-    from experiments.release.cli import compose_config
-    from experiments.release.problems import build_problem, data_context
-    from experiments.release.query_release import repetition_release
+    from experiments.release.configure.cli import compose_config
+    from experiments.release.running.problems import build_problem, data_context
+    from experiments.release.running.repetitions import repetition_release
 
     cfg = compose_config(overrides)
     with data_context(cfg["data_root"]):

@@ -1,7 +1,7 @@
 """One local sweep, timed, for :mod:`scripts.bench_workers`: ``python -m
 experiments.release.bench.workers pinned|unpinned JOBS FOLDER PRESET [OVERRIDE …]`` runs the
 preset's grid (with the overrides) into the empty results folder FOLDER on JOBS joblib workers,
-each on its own cores or not (:mod:`experiments.release.worker_cores`), and prints one JSON line:
+each on its own cores or not (:mod:`experiments.release.running.worker_cores`), and prints one JSON line:
 the sweep's wall time, its tasks, the records' summed run time per algorithm and a digest of their
 max errors (equal in both arms where the releases do not depend on the cores a worker sees: not
 for GEM, GEM^Pub and RAP^softmax, whose XLA rounding follows them).
@@ -16,8 +16,8 @@ from collections import defaultdict
 
 def sweep(pin: bool, jobs: int, folder: str, preset: str, overrides: list[str]) -> dict:
     """Run the sweep and summarise its records (see the module docstring)."""
-    from experiments.release.collect import collect
-    from experiments.release.sweep import preset_configs, run_sweep
+    from experiments.release.running.collect import collect
+    from experiments.release.running.sweep import preset_configs, run_sweep
 
     configs = preset_configs(preset, [*overrides, f"results_dir={folder}"])
     report = run_sweep(configs, n_jobs=jobs, pin=pin, log=lambda text: None)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.release.config import AlgoConf
-from experiments.release.rules import real
+from experiments.release.configure.schema import AlgoConf
+from experiments.release.configure.rules import real
 from pubpriv_core.algorithms import Release, ReleaseProblem
 from pubpriv_core.algorithms.plugins import AlgorithmPlugin
 from pubpriv_core.privacy import ZCDPBudget, gaussian_mechanism, gaussian_sigma, gaussian_zcdp

@@ -2,7 +2,7 @@
 ε-free references (public data alone; best mixture error, exact and the paper's MW estimate),
 paired differences with 95% intervals, grid edges and degenerate DualQuery releases.
 
-Used by :mod:`experiments.release.reproduce`; see :mod:`experiments.release.paired` for the
+Used by :mod:`experiments.release.artefacts.reproduce`; see :mod:`experiments.release.stats.paired` for the
 statistics.
 """
 from __future__ import annotations
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from experiments.release.paired import (ALPHA, DEFAULT_FAMILY, FEW_ROUNDS, Family, chosen_runs,
+from experiments.release.stats.paired import (ALPHA, DEFAULT_FAMILY, FEW_ROUNDS, Family, chosen_runs,
                                         few_rounds, grid_edges, holm_verdicts,
                                         mixture_reference, paired_differences, reference)
-from experiments.release.signal import axis_eps, real_eps_ranges
-from experiments.release.tuning import select
+from experiments.release.configure.signal import axis_eps, real_eps_ranges
+from experiments.release.stats.tuning import select
 
 REFERENCE_ALGOS = ("public_only", "best_mixture")
 
@@ -37,7 +37,7 @@ class Figure:
 def build(table: pd.DataFrame, tuning: str) -> Figure:
     """Select hyper-parameters (``tuning``) and compute the references of a collected table;
     runs of a matched grid are indexed by their paper-equivalent ε (``eps`` = ``eps_equiv``,
-    :func:`experiments.release.signal.axis_eps`)."""
+    :func:`experiments.release.configure.signal.axis_eps`)."""
     table = axis_eps(table)
     test_rows = table[table["role"] == "test"]
     private = table[~table["algo"].isin(REFERENCE_ALGOS)]
@@ -70,7 +70,7 @@ def selected_table(fig: Figure) -> pd.DataFrame:
 
 def summary_text(fig: Figure, family: Family = DEFAULT_FAMILY) -> str:
     """The markdown body of summary.md; ``family`` names the paired comparisons whose verdicts
-    are Holm-corrected together (:mod:`experiments.release.paired`)."""
+    are Holm-corrected together (:mod:`experiments.release.stats.paired`)."""
     parts = [_signal(fig), _errors(fig.chosen), _references(fig),
              _paired(comparisons(fig, family)), _edges(fig), _validation_curve(fig),
              _degenerate(fig.runs)]

@@ -7,7 +7,7 @@ field path to its rule; a group field is looked up as ``<group>.<option>.<field>
 To add an algorithm, dataset or public source with options, add a rule per option here:
 ``tests/test_runner_rules.py`` walks the config schema and fails for a field without one.
 Checks that need the data (k ≤ d, the biased attribute's values, MWEM's domain size) live in
-:mod:`experiments.release.checks`.
+:mod:`experiments.release.configure.checks`.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A preset ``conf/experiment/<name>.yaml`` is a Hydra ``_global_`` config whose grid sits in
 ``hydra.sweeper.params`` (so ``python run.py -m experiment=<name>`` runs it through Hydra's basic
 sweeper too). :func:`expand` turns the grid, with command-line overrides replacing whole axes,
-into one override list per job exactly as :mod:`experiments.release.cli` expands a multirun;
+into one override list per job exactly as :mod:`experiments.release.configure.cli` expands a multirun;
 every job is composed with Hydra's compose API, so its config — and its config hash, hence its records in the
 results store — is the one ``run.py`` would run.
 
@@ -11,7 +11,7 @@ Sharing. A :class:`~pubpriv_core.algorithms.ReleaseProblem` (private sample, pub
 workload, true answers, public answerer) depends only on (dataset, public, workload, seed, run):
 :func:`group_tasks` gathers every (config, repetition) task of one such problem key into one
 group, and one joblib worker runs a group start to end, so it builds the problem once (the
-in-process cache of :mod:`experiments.release.problems`) and reuses it for every ε, T and
+in-process cache of :mod:`experiments.release.running.problems`) and reuses it for every ε, T and
 algorithm.
 
 Resume. A task whose record exists is skipped; every finished task writes its record atomically
@@ -36,14 +36,14 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import UserError, hydra_error_line
 from experiments.progress import Progress, clock, sweep_summary
-from experiments.release.checks import ConfigError, check_config, check_scalars
-from experiments.release.cli import (CONF_DIR, CONFIG_NAME, check_group_choices, job_overrides,
+from experiments.release.configure.checks import ConfigError, check_config, check_scalars
+from experiments.release.configure.cli import (CONF_DIR, CONFIG_NAME, check_group_choices, job_overrides,
                                      to_plain)
-from experiments.release.config import register_configs
-from experiments.release.problems import data_context
-from experiments.release.query_release import run_repetition
-from experiments.release.store import ResultsStore, config_hash
-from experiments.release.worker_cores import CoreSlots, claim, core_slots
+from experiments.release.configure.schema import register_configs
+from experiments.release.running.problems import data_context
+from experiments.release.running.repetitions import run_repetition
+from experiments.release.running.store import ResultsStore, config_hash
+from experiments.release.running.worker_cores import CoreSlots, claim, core_slots
 
 PRESET_DIR = CONF_DIR / "experiment"
 
@@ -114,7 +114,7 @@ def _compose(overrides: list[str]) -> DictConfig:
 
 
 def _without_hydra(cfg: DictConfig) -> DictConfig:
-    """``cfg`` without its ``hydra`` node (as :func:`experiments.release.cli.to_plain` drops it)."""
+    """``cfg`` without its ``hydra`` node (as :func:`experiments.release.configure.cli.to_plain` drops it)."""
     with open_dict(cfg):
         cfg.pop("hydra", None)
     return cfg
@@ -155,7 +155,7 @@ class Task:
 
     @property
     def problem(self) -> str:
-        """Every input of the problem (as :func:`experiments.release.problems.problem_key`, root
+        """Every input of the problem (as :func:`experiments.release.running.problems.problem_key`, root
         aside)."""
         parts = {k: self.cfg[k] for k in ("dataset", "public", "workload", "seed", "data_root")}
         return json.dumps({**parts, "run": self.run}, sort_keys=True)
@@ -222,7 +222,7 @@ def describe(cfg: dict[str, Any]) -> str:
 
 def run_group(group: Sequence[Task], slots: CoreSlots | None = None) -> tuple[float, int]:
     """Run the tasks of one problem in this process (the problem is built once), on the cores of
-    a free slot of ``slots`` (:mod:`experiments.release.worker_cores`); (seconds, number of
+    a free slot of ``slots`` (:mod:`experiments.release.running.worker_cores`); (seconds, number of
     tasks)."""
     claim(slots)
     tick = time.perf_counter()
@@ -234,8 +234,8 @@ def run_group(group: Sequence[Task], slots: CoreSlots | None = None) -> tuple[fl
 def run_sweep(configs: Sequence[dict[str, Any]], n_jobs: int = 2, force: bool = False,
               check: bool = True, log=None, launcher=None, pin: bool = False) -> SweepReport:
     """Run every missing (config, repetition) of ``configs`` with ``n_jobs`` joblib workers (with
-    ``pin``, each on its own cores: :mod:`experiments.release.worker_cores`), or,
-    given a :class:`~experiments.release.slurm.SlurmLauncher`, as one Slurm array task per
+    ``pin``, each on its own cores: :mod:`experiments.release.running.worker_cores`), or,
+    given a :class:`~experiments.release.artefacts.slurm.SlurmLauncher`, as one Slurm array task per
     problem group (job files under ``<results_dir>/slurm/``); prints ``task i/N`` lines with the
     elapsed time and the time left, and one closing line (:mod:`experiments.progress`)."""
     log = log or (lambda text: print(text, flush=True))

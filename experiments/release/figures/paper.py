@@ -4,7 +4,7 @@ Figures (§5.5 layout): max error against ε (the paper-equivalent ε on a match
 ε each row spent in the caption) on a log x-axis with a tick at every ε of the grid, the mean
 over runs with ± one standard error bars, one panel per (figure row, public source), each with
 its own log y range and the sources in the same column order in every row; the panels are drawn
-by :mod:`experiments.release.panels` (public-data lines, the public data alone, the baselines,
+by :mod:`experiments.release.figures.panels` (public-data lines, the public data alone, the baselines,
 the best mixture error as exact, certified interval or estimate). A figure with a single row
 and many sources (Fig. 2) gets a first overview panel with every source and is wrapped
 near-square; a row whose sources are fractions of one public dataset (Fig. 3) is one panel with
@@ -29,9 +29,9 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from experiments.outputs import folder_problem  # noqa: E402
-from experiments.release.panels import (draw_fractions, draw_overview, draw_panel,  # noqa: E402
+from experiments.release.figures.panels import (draw_fractions, draw_overview, draw_panel,  # noqa: E402
                                         format_axes, source_order, tex)
-from experiments.release.summary import T_TUNED, build  # noqa: E402
+from experiments.release.stats.summary import T_TUNED, build  # noqa: E402
 
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture", "aim": "AIM",
@@ -153,7 +153,7 @@ DRAW = {"overview": draw_overview, "panel": draw_panel, "fractions": draw_fracti
 
 def plot_artefact(fig_data, title: str, row_order: list[str] | None = None):
     """The whole figure (see the module docstring) of a
-    :class:`experiments.release.summary.Figure`: rows in ``row_order`` (default: as found), ε
+    :class:`experiments.release.stats.summary.Figure`: rows in ``row_order`` (default: as found), ε
     ticks at every grid value, y ranges per panel, one legend for every drawn line (in an empty
     slot of the grid, else below the panels); at least :data:`MIN_WIDTH` inches wide."""
     sns.set_theme(style="whitegrid", context="paper")

@@ -3,7 +3,7 @@
 ``python run.py [-m] key=value ...`` first expands the sweep the way Hydra's basic sweeper does
 (the Cartesian product of the config's ``hydra.sweeper.params`` and the command line's
 comma-separated / ``range`` values), composes each job's config against the structured schemas,
-and runs :func:`experiments.release.checks.check_config` on it. The first problem — a Hydra
+and runs :func:`experiments.release.configure.checks.check_config` on it. The first problem — a Hydra
 composition error (unknown key, wrong type, unknown group option) or a value check — is printed
 as ONE line ``error: <message>`` on stderr and the process exits with status 2, before any record
 (or Hydra output folder) is written. Only then is the Hydra app launched, with the original
@@ -35,13 +35,13 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import (EXIT_FAULT, EXIT_INTERRUPTED, UserError, fail, hydra_error_line,
                                  os_error_line, os_error_status, write_failure)
-from experiments.release.checks import ConfigError, check_config
-from experiments.release.config import register_configs
+from experiments.release.configure.checks import ConfigError, check_config
+from experiments.release.configure.schema import register_configs
 from experiments.outputs import folder_problem
-from experiments.release.hydra_overrides import apply_value_overrides
+from experiments.release.configure.hydra_overrides import apply_value_overrides
 from pubpriv_core.data.paths import DataUnavailableError
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+CONF_DIR = Path(__file__).resolve().parents[3] / "conf"
 CONFIG_NAME = "config"
 #: Hydra flags after which the pre-check is skipped (help, config printing, other config dirs).
 _PASS_THROUGH = ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--resolve",
@@ -301,7 +301,7 @@ def compose_config(overrides: Sequence[str] = ()) -> dict[str, Any]:
 
 def interrupted(results_dirs: Sequence[str]) -> str:
     """The one line printed on Ctrl-C: how many records each results_dir holds."""
-    from experiments.release.store import ResultsStore
+    from experiments.release.running.store import ResultsStore
 
     kept = ", ".join(f"{sum(1 for _ in ResultsStore(d).paths())} records kept in {d}"
                      for d in results_dirs) or "before any job started, nothing written"
@@ -339,7 +339,7 @@ class SweepTally:
     jobs in other processes pass the environment on) for their ``job i/N`` lines."""
 
     def __init__(self, jobs: list[dict[str, Any]]):
-        from experiments.release.store import config_hash
+        from experiments.release.running.store import config_hash
 
         unique = {config_hash(cfg): cfg for cfg in jobs}
         self.configs = list(unique.items())
@@ -354,7 +354,7 @@ class SweepTally:
 
     def stored(self) -> int:
         """How many of the sweep's (config, repetition) records exist now (files, unread)."""
-        from experiments.release.store import ResultsStore
+        from experiments.release.running.store import ResultsStore
 
         return sum(ResultsStore(cfg["results_dir"]).path(chash, cfg["seed"], run).is_file()
                    for chash, cfg in self.configs for run in range(cfg["runs"]))

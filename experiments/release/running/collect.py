@@ -22,7 +22,7 @@ import pandas as pd
 
 from experiments.console import UserError
 from experiments.outputs import readable_folder, writable_file
-from experiments.release.store import ResultsStore, scan
+from experiments.release.running.store import ResultsStore, scan
 
 #: the leading columns, in this order (the required set plus the public parameters).
 COLUMNS = ["algo", "dataset", "public", "eps", "delta", "rho", "T", "k", "workload_size",

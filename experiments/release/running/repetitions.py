@@ -3,8 +3,8 @@
 ``run_config(cfg)`` takes a resolved run config as a plain dict (what ``run.py`` gets from Hydra),
 checks it, skips the repetitions whose record exists (unless ``force``), runs the others — in
 parallel with joblib when ``n_jobs`` > 1 — and writes each record atomically
-(:mod:`experiments.release.store`). A repetition is computed only under its claim
-(:mod:`experiments.release.claims`), so concurrent sweeps into one ``results_dir`` share the work. A record holds the errors of the release (and of its last iterate),
+(:mod:`experiments.release.running.store`). A repetition is computed only under its claim
+(:mod:`experiments.release.running.claims`), so concurrent sweeps into one ``results_dir`` share the work. A record holds the errors of the release (and of its last iterate),
 its privacy ledger (ρ, ε, δ), sizes, timings, host and package version: see :func:`make_record`.
 """
 from __future__ import annotations
@@ -23,14 +23,14 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 import pubpriv_core
-from experiments.release.checks import check_config
-from experiments.release.claims import claim
-from experiments.release.machine import blas_kernels, cpu_model, numpy_simd
-from experiments.release.problems import (build_problem, data_context, repetition_streams,
+from experiments.release.configure.checks import check_config
+from experiments.release.running.claims import claim
+from experiments.release.running.machine import blas_kernels, cpu_model, numpy_simd
+from experiments.release.running.problems import (build_problem, data_context, repetition_streams,
                                   set_cache_budget)
-from experiments.release.signal import release_eps
-from experiments.release.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
-from experiments.release.worker_cores import visible_cores
+from experiments.release.configure.signal import release_eps
+from experiments.release.running.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
+from experiments.release.running.worker_cores import visible_cores
 from pubpriv_core.algorithms import run_algorithm
 from pubpriv_core.algorithms.shared_cache import shared_under
 from pubpriv_core.privacy import default_delta, eps_from_rho
@@ -89,7 +89,7 @@ def show_progress(setting: bool | None) -> bool:
 
 
 def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any] | None:
-    """Run repetition ``run`` of ``cfg`` under its claim (:mod:`experiments.release.claims`),
+    """Run repetition ``run`` of ``cfg`` under its claim (:mod:`experiments.release.running.claims`),
     write its record and return it; None when another process holds the claim or has just stored the
     record (worker-safe)."""
     store, chash = ResultsStore(cfg["results_dir"]), config_hash(cfg)
@@ -105,7 +105,7 @@ def run_repetition(cfg: dict[str, Any], run: int) -> dict[str, Any] | None:
 
 def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
     """The record of repetition ``run`` of ``cfg`` (the record is not written here; with
-    ``save_release`` the release itself is, :mod:`experiments.release.releases`)."""
+    ``save_release`` the release itself is, :mod:`experiments.release.running.releases`)."""
     set_cache_budget(cfg["cache_gb"])
     with data_context(cfg["data_root"]), shared_under(Path(cfg["results_dir"]) / "cache"):
         problem = build_problem(cfg, run)
@@ -120,7 +120,7 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
 def release_of(cfg: dict[str, Any], problem, rng: np.random.Generator,
                T: int | None = None) -> tuple[Any, float, float]:
     """(release, ε, δ) of ``cfg``'s algorithm on ``problem`` with the run's generator ``rng``:
-    ε from ``eps`` or ``eps_equiv`` (:func:`~experiments.release.signal.release_eps`), δ from
+    ε from ``eps`` or ``eps_equiv`` (:func:`~experiments.release.configure.signal.release_eps`), δ from
     ``delta`` or 1/n², ``T`` rounds (default ``cfg["T"]``). The runner and every benchmark that
     re-runs a configuration call this, so they spend the same budget."""
     delta = cfg["delta"] if cfg["delta"] is not None else default_delta(problem.n)
@@ -133,15 +133,15 @@ def release_of(cfg: dict[str, Any], problem, rng: np.random.Generator,
 
 def repetition_release(cfg: dict[str, Any], problem, run: int) -> tuple[Any, float, float]:
     """:func:`release_of` with repetition ``run``'s own generator
-    (:func:`~experiments.release.problems.repetition_streams`): the record's release."""
+    (:func:`~experiments.release.running.problems.repetition_streams`): the record's release."""
     _, rng = repetition_streams(cfg["seed"], run)
     return release_of(cfg, problem, rng)
 
 
 def write_release(cfg: dict[str, Any], run: int, problem, release, record) -> None:
     """``save_release=true``: the release of this repetition, with its metadata, under
-    ``<results_dir>/releases/`` (:mod:`experiments.release.releases`)."""
-    from experiments.release.releases import release_folder, sample_stream, save_release
+    ``<results_dir>/releases/`` (:mod:`experiments.release.running.releases`)."""
+    from experiments.release.running.releases import release_folder, sample_stream, save_release
 
     folder = release_folder(cfg["results_dir"], record["config_hash"], cfg["seed"], run)
     metadata = {key: record[key] for key in ("config_hash", "seed", "run", "eps", "dataset",

@@ -1,11 +1,11 @@
 """The configuration reference, generated from its one source of truth.
 
 Every key ``run.py`` accepts, with its type and default from the structured schema
-(:mod:`experiments.release.config`, with the installed algorithm plugins), the values it accepts
-from its rule (:mod:`experiments.release.rules`; Hydra's type system for booleans and
+(:mod:`experiments.release.configure.schema`, with the installed algorithm plugins), the values it accepts
+from its rule (:mod:`experiments.release.configure.rules`; Hydra's type system for booleans and
 enumerations), its meaning from the comment beside it in ``conf/`` (the file the option is
 composed from), and whether it changes a record's numbers
-(:data:`experiments.release.store.RUNTIME_KEYS`). The docs build writes it as
+(:data:`experiments.release.running.store.RUNTIME_KEYS`). The docs build writes it as
 ``configuration.md`` (``scripts/mkdocs_hooks.py``); ``tests/test_docs_reference.py`` checks that
 every field and rule appears, so a new field or rule cannot go undocumented.
 """
@@ -18,7 +18,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
+CONF = Path(__file__).resolve().parents[3] / "conf"
 GROUPS = ("dataset", "public", "algo")
 
 
@@ -82,7 +82,7 @@ def default_text(value) -> str:
 
 def accepts_text(path: str, hint) -> str:
     """The rule's requirement, or what the type allows (booleans, enumerations)."""
-    from experiments.release.rules import rule_for
+    from experiments.release.configure.rules import rule_for
 
     rule = rule_for(path)
     if rule is not None:
@@ -121,15 +121,15 @@ def _table(rows: list[str]) -> list[str]:
 
 def reference_markdown() -> str:
     """The whole configuration reference as Markdown."""
-    from experiments.release.config import SCHEMAS, RunConf, WorkloadConf, register_configs
-    from experiments.release.store import RUNTIME_KEYS
+    from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf, register_configs
+    from experiments.release.running.store import RUNTIME_KEYS
     from pubpriv_core.algorithms.plugins import PLUGINS
 
     register_configs()
     header, comments = yaml_comments(CONF / "config.yaml")
     out = ["# Configuration reference", "",
-           "Generated from the config schema (`experiments/release/config.py`), its rules "
-           "(`experiments/release/rules.py`) and the comments in `conf/`; every key below is "
+           "Generated from the config schema (`experiments/release/configure/schema.py`), its rules "
+           "(`experiments/release/configure/rules.py`) and the comments in `conf/`; every key below is "
            "checked before any job runs, and a bad value stops the command with one "
            "`error: <key> must be ...` line. `python run.py --cfg job [overrides]` prints a "
            "resolved configuration. Keys marked *runtime* say where or how to run; they are "

@@ -1,6 +1,6 @@
 """The second stage of an artefact's sweep: runs whose T is decided by the first stage's records.
 
-* **Tuned blocks** (:attr:`~experiments.release.catalogue.Block.tuned`): the test runs of a line
+* **Tuned blocks** (:attr:`~experiments.release.artefacts.catalogue.Block.tuned`): the test runs of a line
   are made only at the T its validation runs chose (Liu et al. 2021 §5.4: T selected on a
   validation release treated as private; the best average of the validation runs), so a costly
   grid is swept on few validation runs and the test repetitions run once.
@@ -11,7 +11,7 @@
   still at an edge.
 
 :func:`next_stage` returns the configurations (and their figure-row tags) to run next from the
-records collected so far; :mod:`experiments.release.reproduce` alternates sweeps and this until
+records collected so far; :mod:`experiments.release.artefacts.reproduce` alternates sweeps and this until
 nothing is left.
 """
 from __future__ import annotations
@@ -21,11 +21,11 @@ from typing import Any
 
 import pandas as pd
 
-from experiments.release.collect import flatten
-from experiments.release.query_release import USES_PUBLIC
-from experiments.release.signal import axis_eps
-from experiments.release.store import config_hash
-from experiments.release.summary import T_TUNED
+from experiments.release.running.collect import flatten
+from experiments.release.running.repetitions import USES_PUBLIC
+from experiments.release.configure.signal import axis_eps
+from experiments.release.running.store import config_hash
+from experiments.release.stats.summary import T_TUNED
 
 #: T values tried beyond a grid whose optimum sits at its top edge (in this order)
 T_EXTENSION = (500, 800)
@@ -47,7 +47,7 @@ def config_row(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def config_lines(configs: list[dict], rows: list[str]) -> pd.DataFrame:
     """``line`` and axis ``eps`` (eps_equiv where set) of each (config, figure row)."""
-    from experiments.release.figures import line_labels
+    from experiments.release.figures.paper import line_labels
 
     table = pd.DataFrame([{**config_row(c), "row": r} for c, r in zip(configs, rows)])
     return axis_eps(line_labels(table))

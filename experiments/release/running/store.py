@@ -5,7 +5,7 @@ is the SHA-256 (first 16 hex digits) of the canonical JSON of the *experiment* p
 config (dataset, public, algo, workload, eps, delta, T) — not of the keys that only say where or
 how fast to run (results_dir, data_root, n_jobs, runs, force, progress, cache_gb) — so raising
 ``runs`` reuses the repetitions already done. The repetition is named by (base seed, run index), from which
-its random streams derive (:mod:`experiments.release.problems`).
+its random streams derive (:mod:`experiments.release.running.problems`).
 
 Writes are atomic: the JSON goes to a hidden temp file in the same folder, is flushed and fsynced,
 then ``os.replace``-d onto its final name (atomic on POSIX). A process killed at any point leaves
@@ -58,7 +58,7 @@ class DamagedRecordError(ValueError):
 def experiment_config(config: dict[str, Any]) -> dict[str, Any]:
     """The part of a resolved config (plain dict, no ``hydra`` node) that defines the numbers:
     without the runtime keys, the :data:`NEUTRAL_DEFAULTS` fields at their neutral default, and
-    ``eps`` when ``eps_equiv`` sets ε (:mod:`experiments.release.signal`)."""
+    ``eps`` when ``eps_equiv`` sets ε (:mod:`experiments.release.configure.signal`)."""
     out = {k: v for k, v in config.items() if k not in RUNTIME_KEYS and k != "hydra"}
     if out.get("eps_equiv") is not None:
         out.pop("eps", None)

@@ -1,7 +1,7 @@
-"""Regenerate one artefact of the catalogue (:mod:`experiments.release.catalogue`): all its blocks
-run as one sweep (:mod:`experiments.release.sweep`: shared problems, resumable); the records are
-collected (:mod:`experiments.release.collect`), the hyper-parameters selected
-(:mod:`experiments.release.tuning`) and the figure drawn (:mod:`experiments.release.figures`). The
+"""Regenerate one artefact of the catalogue (:mod:`experiments.release.artefacts.catalogue`): all its blocks
+run as one sweep (:mod:`experiments.release.running.sweep`: shared problems, resumable); the records are
+collected (:mod:`experiments.release.running.collect`), the hyper-parameters selected
+(:mod:`experiments.release.stats.tuning`) and the figure drawn (:mod:`experiments.release.figures.paper`). The
 wall time is printed and written to ``summary.md`` with the command, machine and commit.
 """
 from __future__ import annotations
@@ -21,18 +21,18 @@ import pandas as pd
 from experiments.console import (EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, UserError,
                                  quiet_workers, write_failure)
 from experiments.outputs import readable_folder, writable_folder
-from experiments.release.catalogue import ALIASES, ARTEFACTS, Artefact, Block
-from experiments.release.cli import interrupted
-from experiments.release.collect import collect
-from experiments.release.figures import line_labels, plot_artefact, plt, runtime_table, tuning_note
-from experiments.release.machine import cpu_model
-from experiments.release.slurm import SlurmJobsFailed
-from experiments.release.store import config_hash
-from experiments.release.summary import build, selected_table, summary_text
-from experiments.release.sweep import SweepReport, compose_jobs, expand, run_sweep
+from experiments.release.artefacts.catalogue import ALIASES, ARTEFACTS, Artefact, Block
+from experiments.release.configure.cli import interrupted
+from experiments.release.running.collect import collect
+from experiments.release.figures.paper import line_labels, plot_artefact, plt, runtime_table, tuning_note
+from experiments.release.running.machine import cpu_model
+from experiments.release.artefacts.slurm import SlurmJobsFailed
+from experiments.release.running.store import config_hash
+from experiments.release.stats.summary import build, selected_table, summary_text
+from experiments.release.running.sweep import SweepReport, compose_jobs, expand, run_sweep
 from pubpriv_core.data.paths import DataUnavailableError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
@@ -40,7 +40,7 @@ def quick_overrides(block: Block, keep: tuple[str, ...]) -> list[str]:
     swept axis
     except the ``keep`` axes (the public sources, which are what a figure compares)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
-    from experiments.release.sweep import preset_grid
+    from experiments.release.running.sweep import preset_grid
 
     grid = preset_grid(block.preset)
     grid.update(o.split("=", 1) for o in block.overrides)
@@ -105,9 +105,9 @@ def run_stages(work: Plan, no_run: bool, jobs: int, launcher=None,
                pin: bool = False) -> SweepReport | None:
     """Sweep the plan (``jobs`` joblib workers, each on its own cores with ``pin``, or the
     Slurm ``launcher``), then each second
-    stage (:mod:`experiments.release.stages`) the records call for, until none is left; with
+    stage (:mod:`experiments.release.artefacts.stages`) the records call for, until none is left; with
     ``no_run`` only the stages already stored are planned."""
-    from experiments.release.stages import T_EXTENSION, next_stage
+    from experiments.release.artefacts.stages import T_EXTENSION, next_stage
 
     sweep = partial(run_sweep, n_jobs=jobs, launcher=launcher, pin=pin)
     reports = [] if no_run else [sweep(work.configs)]
@@ -153,7 +153,7 @@ def machine() -> str:
 
 def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
     """|X| of the private dataset of each row (Table 1's "MWEM infeasible" column)."""
-    from experiments.release.problems import data_context, load
+    from experiments.release.running.problems import data_context, load
 
     sizes = {}
     for block in artefact.blocks:
@@ -243,9 +243,9 @@ def reproduce(name: str, *, quick: bool = False, tuning: str | None = None, jobs
     ``no_run`` nothing is computed: the stored records are collected, or, when there are none,
     the committed ``results/<folder>/runs.csv`` is redrawn. Outputs go under
     ``runs/`` unless ``into="results"`` (or ``out``) says otherwise. A
-    :class:`~experiments.release.slurm.SlurmLauncher` runs the sweeps as Slurm arrays instead
+    :class:`~experiments.release.artefacts.slurm.SlurmLauncher` runs the sweeps as Slurm arrays instead
     of ``jobs`` joblib workers (a run-time artefact one task at a time); ``pin`` holds each
-    worker to its own cores (:mod:`experiments.release.worker_cores`). Bad input is one
+    worker to its own cores (:mod:`experiments.release.running.worker_cores`). Bad input is one
     ``error:`` line (status 2), a failed write or failed Slurm tasks one line (status 1), Ctrl-C
     the records kept (status 130)."""
     tick = time.perf_counter()

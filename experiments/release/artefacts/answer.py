@@ -6,7 +6,7 @@ PMW^Pub − public only, PMW^Pub − AIM, JAM-PGM − AIM and PMW^Pub − best m
 paper-equivalent ε (Liu et al. 2021's grid); and a second table of the successors (Liu, Vietri &
 Wu 2021) where they were run: GEM^Pub − PMW^Pub, − GEM, − RAP^softmax, − AIM, − JAM-PGM and
 PEP^Pub − PMW^Pub. The comparisons of both tables form one family, Holm-corrected together
-(:mod:`experiments.release.paired`); a cell gives, per verdict, the ε at which it holds and
+(:mod:`experiments.release.stats.paired`); a cell gives, per verdict, the ε at which it holds and
 the range of the mean differences there. ``python scripts/answer.py`` prints them (markdown) for
 ``results/README.md``.
 """
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.release.catalogue import ARTEFACTS
-from experiments.release.paired import TIE, holm_verdicts, line_name, paired_differences
-from experiments.release.reproduce import REPO
-from experiments.release.summary import build
+from experiments.release.artefacts.catalogue import ARTEFACTS
+from experiments.release.stats.paired import TIE, holm_verdicts, line_name, paired_differences
+from experiments.release.artefacts.reproduce import REPO
+from experiments.release.stats.summary import build
 
 #: the matched artefacts the answer reads, and its columns (subject, other)
 SOURCES = ("fig1_nist_matched", "sota_matched", "nist_shift_matched", "fig1_paper_scale")

@@ -3,7 +3,7 @@
 The resources are those of the runner's own Slurm preset, ``hydra/launcher=slurm``
 (``conf/hydra/launcher/slurm.yaml`` over hydra-submitit-launcher's ``submitit_slurm``), with
 ``KEY=VALUE`` options replacing its fields (``partition=debug``, ``mem_gb=4``). One array task
-runs one problem group start to end (:func:`experiments.release.sweep.run_group`), so it builds
+runs one problem group start to end (:func:`experiments.release.running.sweep.run_group`), so it builds
 its problem once, as a joblib worker does; each task writes its records into the shared
 ``results_dir`` atomically and under its claim, so the driver collects and draws as after a
 joblib sweep, and a task that fails or is cancelled loses only its own group's unfinished runs.
@@ -42,8 +42,8 @@ def preset(options: Sequence[str] = ()) -> dict[str, Any]:
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    from experiments.release.cli import CONF_DIR, CONFIG_NAME
-    from experiments.release.config import register_configs
+    from experiments.release.configure.cli import CONF_DIR, CONFIG_NAME
+    from experiments.release.configure.schema import register_configs
 
     register_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):

@@ -5,7 +5,7 @@ Each config group option of ``conf/`` extends one schema below
 Hydra rejects an unknown key or a wrong type with its own message before anything runs. Choices
 that have a fixed vocabulary are :class:`enum.Enum` fields. Value checks that need the data (k
 against the number of attributes, W against C(d, k), MWEM's domain size) live in
-:mod:`experiments.release.checks`.
+:mod:`experiments.release.configure.checks`.
 
 The groups mirror Liu et al. 2021 §5: a private ``dataset``, a ``public`` source built from it
 (resample, biased, another dataset; any of them thinned to a ``fraction``), an ``algo`` with its
@@ -380,7 +380,7 @@ class RunConf:
     index); ``n_jobs`` joblib workers over repetitions; ``progress`` null means a bar only on a
     terminal outside CI; ``cache_gb`` bounds the in-process problem cache;
     ``save_release`` writes what each computed repetition released, with ``release_rows``
-    synthetic records (:mod:`experiments.release.releases`)."""
+    synthetic records (:mod:`experiments.release.running.releases`)."""
 
     dataset: DatasetConf = MISSING
     public: PublicConf = MISSING
@@ -417,8 +417,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 def register_configs() -> None:
     """Store the schemas as ``schema/run`` and ``schema/<group>/<option>``; the YAML files
     extend them (``defaults: [/schema/<group>/<option>@_here_, _self_]``). Installed algorithm
-    plugins are stored as ``algo/<name>`` (:mod:`experiments.release.plugins`)."""
-    from experiments.release.plugins import install_plugins
+    plugins are stored as ``algo/<name>`` (:mod:`experiments.release.configure.plugins`)."""
+    from experiments.release.configure.plugins import install_plugins
 
     store = ConfigStore.instance()
     store.store(group="schema", name="run", node=RunConf)

@@ -25,7 +25,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib import ticker
 
-from experiments.release.paired import FEW_ROUNDS, few_rounds, line_name
+from experiments.release.stats.paired import FEW_ROUNDS, few_rounds, line_name
 
 BASELINE_COLORS = {"MWEM": "tab:green", "DualQuery": "tab:orange", "DualQuery (zCDP)":
                    "tab:orange", "AIM": "tab:red", "MST": "tab:purple", "PEP": "tab:pink",

@@ -1,8 +1,8 @@
 """Value checks of a resolved run config, done before anything is written.
 
-Hydra's structured configs (:mod:`experiments.release.config`) already reject unknown keys and
+Hydra's structured configs (:mod:`experiments.release.configure.schema`) already reject unknown keys and
 wrong types; here are the checks on values: every field against its rule
-(:mod:`experiments.release.rules`: finite, in range, a writable ``results_dir``), and those that
+(:mod:`experiments.release.configure.rules`: finite, in range, a writable ``results_dir``), and those that
 need the data — the dataset is present or downloadable, 1 ≤ k ≤ d, W ≤ C(d, k), the biased
 attribute and value exist — and the quantities derived from the values together: δ = 1/n² below
 1, and every check the algorithm's run would make (its module's ``check``: options, ρ(ε, δ) not
@@ -16,7 +16,7 @@ import math
 from dataclasses import fields
 from typing import Any
 
-from experiments.release.rules import check_fields
+from experiments.release.configure.rules import check_fields
 from pubpriv_core.data.paths import DataUnavailableError
 
 
@@ -34,7 +34,7 @@ def check_config(cfg: dict[str, Any]) -> None:
 def check_keys(cfg: dict[str, Any]) -> None:
     """Exactly the schema's keys: Hydra lets ``+key=value`` add and ``~key`` delete keys even in
     a structured config, and the runner would silently ignore or miss them."""
-    from experiments.release.config import SCHEMAS, RunConf, WorkloadConf
+    from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf
 
     nodes = [("", cfg, RunConf), ("workload.", cfg.get("workload"), WorkloadConf)]
     for group, options in SCHEMAS.items():
@@ -53,7 +53,7 @@ def check_keys(cfg: dict[str, Any]) -> None:
 
 
 def check_scalars(cfg: dict[str, Any]) -> None:
-    """Every field against its rule (:mod:`experiments.release.rules`): no data needed."""
+    """Every field against its rule (:mod:`experiments.release.configure.rules`): no data needed."""
     problem = check_fields(cfg)
     if problem:
         raise ConfigError(problem)
@@ -62,7 +62,7 @@ def check_scalars(cfg: dict[str, Any]) -> None:
 
 def _check_budget_choice(cfg: dict[str, Any]) -> None:
     """``eps_equiv`` replaces ``eps``: both set is ambiguous (eps left at its default is not)."""
-    from experiments.release.config import RunConf
+    from experiments.release.configure.schema import RunConf
 
     if cfg.get("eps_equiv") is not None and cfg.get("eps", RunConf.eps) != RunConf.eps:
         raise ConfigError(f"eps={cfg['eps']} and eps_equiv={cfg['eps_equiv']} are both set; "
@@ -73,7 +73,7 @@ def _check_budget_choice(cfg: dict[str, Any]) -> None:
 def check_data(cfg: dict[str, Any]) -> None:
     """Checks needing the data: the workload against the domain, then repetition 0's problem is
     built (which catches every data-layer error; the problem is cached for the run itself)."""
-    from experiments.release.problems import build_problem, data_context, load
+    from experiments.release.running.problems import build_problem, data_context, load
 
     try:
         with data_context(cfg.get("data_root")):
@@ -115,8 +115,8 @@ def check_algorithm(cfg: dict[str, Any], problem) -> None:
     ``check`` (:func:`pubpriv_core.algorithms.check_algorithm`: options, ρ(ε, δ), per-round
     budgets, size limits), for any algorithm of the registry, at the ε the job spends (set by
     ``eps_equiv`` when given)."""
-    from experiments.release.rules import RULES
-    from experiments.release.signal import release_eps
+    from experiments.release.configure.rules import RULES
+    from experiments.release.configure.signal import release_eps
     from pubpriv_core.algorithms import check_algorithm as algorithm_checks
 
     eps = release_eps(cfg, problem.n)

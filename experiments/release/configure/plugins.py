@@ -2,11 +2,11 @@
 
 :func:`install_plugins` puts every installed plugin into the same tables the built-in algorithms
 are in, so one path serves both: its options dataclass into the config schema
-(:data:`experiments.release.config.SCHEMAS` and Hydra's config store as ``algo/<name>``, so
+(:data:`experiments.release.configure.schema.SCHEMAS` and Hydra's config store as ``algo/<name>``, so
 ``algo=<name>`` composes and ``algo.<option>=`` is type-checked), its rules into
-:data:`experiments.release.rules.RULES` (checked by :func:`~experiments.release.rules.check_fields`
+:data:`experiments.release.configure.rules.RULES` (checked by :func:`~experiments.release.configure.rules.check_fields`
 before any job runs), and whether it uses the public source into
-:data:`experiments.release.query_release.USES_PUBLIC`. A plugin option without a rule is refused,
+:data:`experiments.release.running.repetitions.USES_PUBLIC`. A plugin option without a rule is refused,
 as ``tests/test_runner_rules.py`` refuses a built-in one.
 """
 from __future__ import annotations
@@ -33,21 +33,21 @@ def install_plugins() -> list[str]:
 
 def install(plugin: AlgorithmPlugin) -> None:
     """Add one plugin's schema, rules and public-data flag to the runner's tables."""
-    from experiments.release.config import AlgoConf, SCHEMAS
-    from experiments.release.query_release import USES_PUBLIC
-    from experiments.release.rules import RULES
+    from experiments.release.configure.schema import AlgoConf, SCHEMAS
+    from experiments.release.running.repetitions import USES_PUBLIC
+    from experiments.release.configure.rules import RULES
 
     options = plugin.options or _bare_schema(plugin.name)
     if not (isinstance(options, type) and issubclass(options, AlgoConf)):
         raise PluginError(f"plugin algorithm {plugin.name!r}: options must be a dataclass "
-                          "extending experiments.release.config.AlgoConf")
+                          "extending experiments.release.configure.schema.AlgoConf")
     if options().name != plugin.name:
         raise PluginError(f"plugin algorithm {plugin.name!r}: its options' name field must "
                           f"default to {plugin.name!r}")
     for option in needs_rule(options):
         if option not in plugin.rules:
             raise PluginError(f"plugin algorithm {plugin.name!r}: option {option!r} has no "
-                              "rule; add one to the plugin's rules (experiments.release.rules)")
+                              "rule; add one to the plugin's rules (experiments.release.configure.rules)")
     SCHEMAS["algo"][plugin.name] = options
     RULES.update({f"algo.{plugin.name}.{option}": rule for option, rule in plugin.rules.items()})
     USES_PUBLIC[plugin.name] = plugin.uses_public
@@ -76,7 +76,7 @@ def _bare_schema(name: str) -> type:
     """An options dataclass with only ``name``, for a plugin without options."""
     from dataclasses import make_dataclass
 
-    from experiments.release.config import AlgoConf
+    from experiments.release.configure.schema import AlgoConf
 
     return make_dataclass(f"{name.title().replace('_', '')}Conf", [("name", str, name)],
                           bases=(AlgoConf,))

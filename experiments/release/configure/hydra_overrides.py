@@ -3,7 +3,7 @@ already composed config.
 
 Hydra has no public API for this step: ``compose`` always rebuilds the config from the defaults
 list (~0.3 s), which is too slow for checking every job of a large sweep. The sweep composer
-(:class:`experiments.release.cli.SweepComposer`) composes each distinct set of config-group
+(:class:`experiments.release.configure.cli.SweepComposer`) composes each distinct set of config-group
 choices once and applies the remaining value overrides here, so the result is exactly what Hydra
 would compose. This is the project's only use of ``hydra._internal``; if a Hydra release moves
 the routine, only this module changes.

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.release.tuning import hyper_columns, run_means
+from experiments.release.stats.tuning import hyper_columns, run_means
 
 #: DualQuery rounds below which a release is a handful of records (the figures flag it).
 FEW_ROUNDS = 20

@@ -1,7 +1,7 @@
 """The artefact catalogue of Liu et al. 2021 (PMW^Pub): every figure and table as a list of
 *blocks*, each an experiment preset (``conf/experiment``) plus overrides, i.e. exactly
 ``python run.py -m experiment=<preset> <overrides>``, tagged with the figure row it feeds and its
-role (test or validation). :mod:`experiments.release.reproduce` runs, collects and draws them.
+role (test or validation). :mod:`experiments.release.artefacts.reproduce` runs, collects and draws them.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from experiments.release.paired import DEFAULT_FAMILY, EVERY_LINE, Family
+from experiments.release.stats.paired import DEFAULT_FAMILY, EVERY_LINE, Family
 
 EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
 
@@ -20,7 +20,7 @@ EPS = "0.1,0.15,0.2,0.25,0.5,1.0"
 class Block:
     """``run.py -m experiment=<preset> <overrides>``, feeding figure row ``row`` as ``role``;
     a ``tuned`` block runs each of its lines only at the T its validation runs chose
-    (:mod:`experiments.release.stages`)."""
+    (:mod:`experiments.release.artefacts.stages`)."""
 
     preset: str
     overrides: tuple[str, ...] = ()
@@ -130,8 +130,8 @@ def _fraction_rows(preset: str, publics: dict[str, str]) -> list[Block]:
 
 
 def sota_notes(table: pd.DataFrame, configs: list[dict]) -> list[str]:
-    """The sota artefacts' paired differences versus AIM (:mod:`experiments.release.sota`)."""
-    from experiments.release.sota import notes
+    """The sota artefacts' paired differences versus AIM (:mod:`experiments.release.artefacts.sota`)."""
+    from experiments.release.artefacts.sota import notes
 
     return notes(table[table["role"] == "test"])
 
@@ -245,7 +245,7 @@ _ACS_VAL_GA = ",".join(f"{{state:{s},year:2018}}" for s in ("NC", *_ACS_LARGE))
 
 # ----------------------------------------------------------------- signal-matched artefacts
 #: the paper-equivalent ε of the matched grids: each run spends ε = eps_equiv·10^5/n, the n·ε of
-#: the paper's ACS rows (n ≈ 10^5) at Fig. 1's ε (:mod:`experiments.release.signal`)
+#: the paper's ACS rows (n ≈ 10^5) at Fig. 1's ε (:mod:`experiments.release.configure.signal`)
 EPS_EQUIV = EPS
 #: T where it binds: up to the top of the paper's ACS grid {100, …, 300}
 T_MATCHED = "10,25,50,100,200,300"

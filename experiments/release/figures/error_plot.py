@@ -1,4 +1,4 @@
-"""Plot an error metric against ε from a collected CSV (:mod:`experiments.release.collect`).
+"""Plot an error metric against ε from a collected CSV (:mod:`experiments.release.running.collect`).
 
 One line per configuration other than ε — algorithm, public source and every other setting that
 varies in the (filtered) table — with the mean over runs and a band of ± one standard error

@@ -1,19 +1,19 @@
 """The sota artefacts' question — does public data still help against AIM? — as paired
 differences: every line minus AIM (no public data) on the same run, for the max and the mean
 error over all workload cells, mean [95% CI] over the shared runs
-(:func:`experiments.release.paired.interval`). PMW^Pub and MWEM enter at their best-average T;
+(:func:`experiments.release.stats.paired.interval`). PMW^Pub and MWEM enter at their best-average T;
 the best mixture error (one non-private run) stays with the references of the summary. The
 verdicts on the max error are made once, Holm-corrected, in the summary's paired section
-(family :data:`experiments.release.catalogue.SOTA_FAMILY`); the intervals here are descriptive.
+(family :data:`experiments.release.artefacts.catalogue.SOTA_FAMILY`); the intervals here are descriptive.
 """
 from __future__ import annotations
 
 import pandas as pd
 
-from experiments.release.figures import ALGO_NAMES, source_label
-from experiments.release.paired import interval
-from experiments.release.signal import axis_eps
-from experiments.release.summary import markdown
+from experiments.release.figures.paper import ALGO_NAMES, source_label
+from experiments.release.stats.paired import interval
+from experiments.release.configure.signal import axis_eps
+from experiments.release.stats.summary import markdown
 
 METRICS = ("max_error", "mean_error")
 EPS_FREE = ("public only", "best mixture")   # one record set stands for every ε

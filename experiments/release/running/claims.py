@@ -19,7 +19,7 @@ from typing import Iterator
 
 from filelock import FileLock, Timeout
 
-from experiments.release.store import ResultsStore
+from experiments.release.running.store import ResultsStore
 
 
 @contextmanager
