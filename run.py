@@ -26,7 +26,8 @@ from experiments.console import EXIT_FAULT, fail, one_line_interrupts, write_fai
 from experiments.progress import sweep_job_line
 from experiments.release.configure.checks import ConfigError
 from experiments.release.configure.cli import main, to_plain
-from experiments.release.running.repetitions import PrivacyAccountingError, run_config
+from experiments.release.running.repetitions import run_config
+from pubpriv_core.harness import PrivacyAccountingError, ReleaseFailure
 from experiments.release.running.store import RUNTIME_KEYS
 from pubpriv_core.data.paths import DataUnavailableError
 
@@ -39,8 +40,8 @@ def app(cfg: DictConfig) -> float:
     plain = to_plain(cfg)
     try:
         records = run_config(plain)
-    except PrivacyAccountingError as err:  # a release that does not fit its budget: a fault
-        fail(str(err), EXIT_FAULT)
+    except (PrivacyAccountingError, ReleaseFailure) as err:  # a release that does not fit its
+        fail(str(err), EXIT_FAULT)                          # budget or is unusable: a fault
     except (ConfigError, DataUnavailableError, ValueError) as err:  # project errors: one line
         fail(str(err))
     except OSError as err:                 # disk full, read-only, permissions: one line

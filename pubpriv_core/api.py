@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from pubpriv_core.algorithms import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.algorithms.base import Release
 from pubpriv_core.data.domain import Dataset
 from pubpriv_core.data.public import PublicSource
@@ -134,8 +134,7 @@ def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
     of repetition ``run`` of ``seed``, as in the runner. Bad values raise ``ValueError`` with
     the runner's one-line message."""
     from experiments.release.running.problems import repetition_streams
-    from experiments.release.running.repetitions import check_spend
-    from pubpriv_core.algorithms import run_algorithm
+    from pubpriv_core.harness import run_algorithm
     from pubpriv_core.privacy import default_delta
 
     if algorithm not in algorithms():
@@ -154,7 +153,6 @@ def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
     settings = {k: v for k, v in cfg["algo"].items() if k != "name"}
     release = run_algorithm(algorithm, problem, eps=eps, delta=delta, T=T, rng=algo_rng,
                             **settings)
-    check_spend(release, eps, delta)
     return Result(release, release.errors(problem.true_answers), seed, run)
 
 

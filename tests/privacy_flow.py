@@ -41,7 +41,8 @@ import numpy as np
 from scipy import stats
 
 from pubpriv_core import privacy
-from pubpriv_core.algorithms import ALGORITHMS, ReleaseProblem, run_algorithm
+from pubpriv_core.algorithms import ALGORITHMS
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.privacy._checks import generator
 from pubpriv_core.queries import MarginalWorkload
@@ -451,108 +452,114 @@ def model_sink(original: Callable, label: str, method: bool = False) -> Callable
 # --------------------------------------------------------------------------- families
 
 
-def install_pgm(patches: Patches, problem: ReleaseProblem) -> None:
-    """AIM, MST, JAM-PGM: private marginals from ``MarginalData.private`` (tainted), mechanisms
-    from ``select_measure``, the model from ``pgm.measurement``/``pgm.fit``."""
-    from pubpriv_core.algorithms import pgm, select_measure
-    install_mechanism_taps(patches, select_measure,
-                           ("exponential_mechanism", "gaussian_mechanism"))
-    private = select_measure.MarginalData.private
+def install_handle(patches: Patches, problem: ReleaseProblem,
+                   mechanisms=("permute_and_flip", "exponential_mechanism",
+                               "gaussian_mechanism", "laplace_mechanism")) -> None:
+    """Every family: the private data enter the handle tainted (the workload's true answers, the
+    marginals of counts; the selection candidates' tie groups, part of the selection's input
+    encoding, are built from the plain answers first), the mechanisms are tapped where the
+    handle looks them up, and a query selection's candidate order is translated to query ids."""
+    from pubpriv_core.privacy import private_data as handle
+    answers = np.asarray(problem.true_answers)
+    if problem.public_support is not None:    # the quality check's statistic, on plain answers
+        problem.__dict__["best_mixture_error"] = taint(problem.best_mixture_error)
+    for answerer in _answerers(problem):
+        problem.query_candidates(answerer).true_present = taint(
+            problem.query_candidates(answerer).true_present)
+    problem.__dict__["true_answers"] = taint(answers)
+    private_marginal = type(problem).private_marginal
 
-    def tainted_private(self, clique):
+    def tainted_marginal(self, clique):
         _log("read", f"marginal {clique}")
-        return taint(private(self, clique))
-    patches.set(select_measure.MarginalData, "private", tainted_private)
+        return taint(private_marginal(self, clique))
+    patches.set(type(problem), "private_marginal", tainted_marginal)
+    install_mechanism_taps(patches, handle, mechanisms)
+    select_query = handle.PrivateData.select_query
+
+    def translated_select(self, y, Z, answerer, *args, **kwargs):
+        _ACTIVE.translate = mw_translation(self._source.query_candidates(answerer))
+        try:
+            return select_query(self, y, Z, answerer, *args, **kwargs)
+        finally:
+            _ACTIVE.translate = IDENTITY
+    patches.set(handle.PrivateData, "select_query", translated_select)
+
+
+def _answerers(problem: ReleaseProblem) -> list:
+    """The answerers a query selection can run on: the public support's and the domain's
+    (the latter only on domains MWEM holds)."""
+    out = [problem.public_answerer] if problem.public_support is not None else []
+    return out + [problem.domain_answerer]
+
+
+def install_pgm(patches: Patches, problem: ReleaseProblem) -> None:
+    """AIM, MST, JAM-PGM: the model from ``pgm.measurement``/``pgm.fit``."""
+    from pubpriv_core.algorithms import pgm
+    install_handle(patches, problem)
     patches.set(pgm, "measurement", model_sink(pgm.measurement, "measurement"))
     patches.set(pgm, "fit", model_sink(pgm.fit, "fit"))
 
 
 def install_mw(patches: Patches, problem: ReleaseProblem) -> None:
-    """PMW^Pub, MWEM: the true answers tainted (the candidates' tie groups, part of the
-    selection's input encoding, built from them first), mechanisms from the ``privacy``
-    namespace with candidate order translated to query ids, the model = the MW state's updates."""
+    """PMW^Pub, MWEM: the model = the MW state's updates."""
     from pubpriv_core.algorithms import multiplicative_weights as mw
-    answers = np.asarray(problem.true_answers)
-    problem.__dict__["true_answers"] = taint(answers)
-    if problem.public_support is not None:
-        problem.__dict__["public_candidates"] = mw.Candidates(problem.public_answerer, answers)
-    problem.__dict__["domain_candidates"] = mw.Candidates(problem.domain_answerer, answers)
-    for candidates in (problem.__dict__.get("public_candidates"),
-                       problem.__dict__["domain_candidates"]):
-        if candidates is not None:
-            candidates.true_present = taint(candidates.true_present)
-    install_mechanism_taps(patches, privacy, ("permute_and_flip", "exponential_mechanism",
-                                              "gaussian_mechanism", "laplace_mechanism"))
-    select = mw.select
-
-    def translated_select(scores, candidates, *args, **kwargs):
-        _ACTIVE.translate = mw_translation(candidates)
-        try:
-            return select(scores, candidates, *args, **kwargs)
-        finally:
-            _ACTIVE.translate = IDENTITY
-    patches.set(mw, "select", translated_select)
+    install_handle(patches, problem)
     patches.set(mw.MWState, "update", model_sink(mw.MWState.update, "update", True))
     patches.set(mw.MWState, "update_many", model_sink(mw.MWState.update_many, "update", True))
 
 
 def install_dualquery(patches: Patches, problem: ReleaseProblem) -> None:
-    """DualQuery: the query player's true answers tainted; its sampler is the mechanism (round
-    t draws from P ∝ exp(±log-weights), calibrated at ε_t = 2η(t−1)/n, so the log-weights have
-    sensitivity ε_t/2); the model = the player's updates (records played)."""
+    """DualQuery: the handle's sampler draws from P ∝ exp(±log-weights) (the tapped mechanism
+    ``exponential_samples``), round t calibrated at ε_t = 2η(t−1)/n, so the log-weights have
+    sensitivity ε_t/2; the model = the player's updates (records played)."""
     from pubpriv_core.algorithms import dualquery
-    player = dualquery.QueryPlayer
-    init, sample = player.__init__, player.sample
-    n = problem.n
+    from pubpriv_core.privacy import private_data as handle
+    install_handle(patches, problem)
+    dual_queries, samples = handle.PrivateData.dual_queries, handle.exponential_samples
+    round_eps = []
 
-    def tainted_init(self, true_answers, eta):
-        init(self, true_answers, eta)
-        self.true_answers = taint(self.true_answers)
+    def with_round_eps(self, counts, rounds, eta, size):
+        round_eps.append(2.0 * eta * rounds / self.n)
+        return dual_queries(self, counts, rounds, eta, size)
 
-    def tapped_sample(self, size, rng):
-        active = _ACTIVE
+    def tapped_samples(log_weights, size, rng):
         generator(rng)
-        logw = np.asarray(_plain(self.log_weights()))
-        values = np.concatenate([logw, -logw])
-        eps_t = 2.0 * self.eta * self.rounds / n
+        eps_t = round_eps[-1]
 
         def run(mechanism_rng):
-            plain = player.__new__(player)
-            plain.__dict__.update(self.__dict__, true_answers=np.asarray(_plain(
-                self.true_answers)))
-            return np.asarray(sample(plain, size, mechanism_rng), dtype=np.int64)
+            return np.asarray(samples(np.asarray(_plain(log_weights)), size, mechanism_rng),
+                              dtype=np.int64)
 
         def log_prob(values, output):
             log_p = values - values.max()
             log_p -= np.log(np.exp(log_p).sum())
             return float(log_p[output].sum())
 
-        return np.array(active.call("draw", {"eps": eps_t, "sensitivity": eps_t / 2.0},
-                                    values, run, log_prob))
-    patches.set(player, "__init__", tainted_init)
-    patches.set(player, "sample", tapped_sample)
+        return np.array(_ACTIVE.call("draw", {"eps": eps_t, "sensitivity": eps_t / 2.0},
+                                     log_weights, run, log_prob))
+    patches.set(handle.PrivateData, "dual_queries", with_round_eps)
+    patches.set(handle, "exponential_samples", tapped_samples)
+    player = dualquery.QueryPlayer
     patches.set(player, "update", model_sink(player.update, "update", True))
 
 
 def install_adaptive(patches: Patches, problem: ReleaseProblem) -> None:
-    """PEP, PEP^Pub, GEM, GEM^Pub, RAP (Adaptive Measurements rounds): the true answers tainted
-    (the scores and the measured marginals read them), mechanisms from the ``privacy``
-    namespace, the model = every ``model.update`` of ``run_rounds`` (in each registered module
-    that runs it). GEM^Pub's in-process pre-training cache starts empty, so every run — replays
-    included — pre-trains again: a pre-training that read private data would differ on them."""
+    """PEP, PEP^Pub, GEM, GEM^Pub, RAP (Adaptive Measurements rounds): the model = every
+    ``model.update`` of ``run_rounds`` (in each registered module that runs it). GEM^Pub's
+    in-process pre-training cache starts empty, so every run — replays included — pre-trains
+    again: a pre-training that read private data would differ on them."""
     import importlib
 
     from pubpriv_core.algorithms import adaptive_measurements as am
     from pubpriv_core.algorithms import gem
-    problem.__dict__["true_answers"] = taint(np.asarray(problem.true_answers))
-    install_mechanism_taps(patches, privacy, ("exponential_mechanism", "gaussian_mechanism"))
+    install_handle(patches, problem)
     rounds = am.run_rounds
 
-    def sunk_rounds(name, problem, model, **kwargs):
+    def sunk_rounds(name, problem, private, model, **kwargs):
         model.update = model_sink(model.update, "update")
-        return rounds(name, problem, model, **kwargs)
+        return rounds(name, problem, private, model, **kwargs)
     for name in builtin_algorithms():
-        module = importlib.import_module(ALGORITHMS[name][0])
+        module = importlib.import_module(ALGORITHMS[name].module)
         if getattr(module, "run_rounds", None) is rounds:
             patches.set(module, "run_rounds", sunk_rounds)
     patches.set(gem, "_PRETRAINED", type(gem._PRETRAINED)())
@@ -568,7 +575,7 @@ class Family:
     """How a family of algorithms reads private data, calls mechanisms and builds its model."""
 
     install: Callable[[Patches, ReleaseProblem], None]
-    ledger: bool = True        # each mechanism call is charged to a ZCDPBudget before it runs
+    ledger: bool = True        # each mechanism call is charged to the ledger before it runs
 
 
 PGM = Family(install_pgm)
@@ -614,6 +621,26 @@ FLOW_SPECS: dict[str, FlowSpec] = {
                                    "pretrain_refresh": 2}, public=True, orders=(1, 2)),
     "rap": FlowSpec(ADAPTIVE, {"K": 4, "max_iters": 3}, T=1, orders=(1, 2)),  # 2 picks a round
 }
+#: every option that changes which data a step reads, or how a mechanism is called, beside
+#: the spec's defaults: (algorithm, options, with a public source)
+OPTION_PATHS: list[tuple[str, dict, bool]] = [
+    ("pmwpub", {"quality_check_eps": 0.5}, True), ("pmwpub", {"init": "uniform"}, True),
+    ("pmwpub", {"selection": "exponential"}, True),
+    ("pmwpub", {"selection": "exponential_bounded_range"}, True),
+    ("pmwpub", {"measurement": "laplace"}, True), ("pmwpub", {"replay": False}, True),
+    ("pmwpub", {"output": "released_code", "replay_variant": "released_code"}, True),
+    ("mwem", {"measurement": "laplace", "replay": False}, False),
+    ("mwem", {"output": "released_code", "replay_variant": "released_code"}, False),
+    ("dualquery", {"accounting": "zcdp"}, False),
+    ("aim", {"public_init": True}, True),
+    ("aim", {"public_init": True, "public_cliques": "tree"}, True),
+    ("aim", {"relation": "add_remove"}, False),
+    ("jam_pgm", {"alpha": 0.6}, True),
+    ("pep_pub", {"init": "uniform"}, True),
+    ("gem", {"ema_weights": True, "eta_min": 1e-6, "loss_p": 1}, False),
+    ("gem_pub", {"ema_weights": False}, True),
+    ("rap", {"marginals_per_round": 1}, False),
+]
 #: registry entries that are not private mechanisms (non-private reference values)
 NOT_PRIVATE = {"best_mixture": "the non-private best mixture error, a reference value"}
 

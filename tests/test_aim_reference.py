@@ -12,7 +12,7 @@ import pytest
 from experiments.release.bench import aim_reference
 from experiments.release.bench.pgm import nist_problem
 from pubpriv_core.algorithms import pgm, pgm_joint
-from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.data import load_dataset
 from pubpriv_core.queries import MarginalWorkload
 

@@ -2,7 +2,7 @@
 ε = 1, δ = 1/n², T = 100, 5 runs. The paper's research code reaches ≈ 0.013 at Δ = 0."""
 import numpy as np
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data import biased
 from pubpriv_core.queries import MarginalWorkload
 

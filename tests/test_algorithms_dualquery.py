@@ -4,10 +4,14 @@ from __future__ import annotations
 import itertools
 import math
 
+import types
+
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
+from pubpriv_core.privacy.ledger import Ledger
+from pubpriv_core.privacy.private_data import PrivateData
 from pubpriv_core.algorithms.best_response import BestResponse, net_cell_weights, sampled_payoff
 from pubpriv_core.algorithms.dualquery import (QueryPlayer, calibrate_rounds, dualquery_epsilon,
                                                dualquery_rho)
@@ -167,23 +171,29 @@ def test_best_response_on_adult_sized_domain_is_a_local_optimum():
 
 # --- query player --------------------------------------------------------------------------
 
+def player_on(answers: np.ndarray, eta: float, seed: int) -> QueryPlayer:
+    """A query player whose handle holds ``answers`` as the private answers (a large ledger)."""
+    source = types.SimpleNamespace(n=1000, true_answers=answers)
+    private = PrivateData(source, Ledger(1e6, 1e-6), np.random.default_rng(seed))
+    return QueryPlayer(private, answers.size, eta)
+
+
 def test_query_player_log_weights_and_sampling_distribution():
     answers = np.array([0.1, 0.5, 0.3, 0.1])
-    player = QueryPlayer(answers, eta=1.5)
+    player = player_on(answers, 1.5, 0)
     player.update(np.array([1, 2]))
     player.update(np.array([1]))
     expected_log = 1.5 * (2 * answers - np.array([0, 2, 1, 0]))
-    assert np.allclose(player.log_weights(), expected_log)
     p = np.exp(np.concatenate([expected_log, -expected_log]))
     p /= p.sum()
-    draws = player.sample(200_000, np.random.default_rng(0))
+    draws = player.sample(200_000)
     freq = np.bincount(draws, minlength=8) / draws.size
     assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / draws.size) + 1e-12)
 
 
 def test_query_player_starts_uniform():
-    player = QueryPlayer(np.array([0.9, 0.1, 0.0]), eta=2.0)
-    draws = player.sample(60_000, np.random.default_rng(1))
+    player = player_on(np.array([0.9, 0.1, 0.0]), 2.0, 1)
+    draws = player.sample(60_000)
     freq = np.bincount(draws, minlength=6) / draws.size
     assert np.allclose(freq, 1 / 6, atol=0.01)
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
-from pubpriv_core.algorithms.dualquery import (bounded_range_ledger, calibrate_rounds,
-                                               dualquery_rho_bounded_range)
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
+from pubpriv_core.algorithms.dualquery import calibrate_rounds, dualquery_rho_bounded_range
 from pubpriv_core.data.domain import Dataset, Domain
-from pubpriv_core.privacy import BudgetExceededError, eps_from_rho, rho_from_eps
+from pubpriv_core.privacy import (BudgetExceededError, bounded_range_zcdp, eps_from_rho,
+                                  rho_from_eps)
+from pubpriv_core.privacy.ledger import Ledger
 from pubpriv_core.queries import MarginalWorkload
 
 
@@ -37,13 +38,18 @@ def test_zcdp_gets_more_rounds_at_the_same_eps_delta(eps):
 
 
 def test_ledger_refuses_one_round_too_many():
+    """The harness's zCDP ledger takes the calibrated rounds' charges s·ε_t²/8 (t = 2..T) and
+    refuses round T + 1."""
     eps, n, eta, s = 0.5, 7600, 2.0, 50
-    T = calibrate_rounds(eps, n ** -2.0, n, eta, s, "zcdp")
-    ledger = bounded_range_ledger(eps, n ** -2.0, eta, s, T, n)
-    assert ledger.eps(n ** -2.0) <= eps * (1 + 1e-9)
-    assert len(ledger.ledger) == T - 1
+    delta = n ** -2.0
+    T = calibrate_rounds(eps, delta, n, eta, s, "zcdp")
+    ledger = Ledger(eps, delta)
+    for t in range(2, T + 1):
+        ledger.charge(s * bounded_range_zcdp(2.0 * eta * (t - 1) / n), f"round {t}")
+    assert ledger.eps() <= eps * (1 + 1e-9)
+    assert len(ledger.charges) == T - 1
     with pytest.raises(BudgetExceededError):
-        bounded_range_ledger(eps, n ** -2.0, eta, s, T + 1, n)
+        ledger.charge(s * bounded_range_zcdp(2.0 * eta * T / n), f"round {T + 1}")
 
 
 def test_unknown_accounting_is_one_line():

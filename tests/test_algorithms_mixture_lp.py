@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, mixture_lp, run_algorithm
+from pubpriv_core.algorithms import mixture_lp
+
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms.best_mixture import (_split, best_mixture_exact, best_mixture_lp,
                                                   best_mixture_mw, present_incidence)
 from pubpriv_core.algorithms.mixture_descent import penalty_descent, project_simplex

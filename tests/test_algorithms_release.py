@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from pubpriv_core import privacy
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.algorithms.base import Release
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms.best_mixture import best_mixture_lp, best_mixture_mw
 from pubpriv_core.algorithms.multiplicative_weights import MWState
 from pubpriv_core.algorithms.mwem import DomainTooLargeError
@@ -64,7 +65,7 @@ def test_quality_check_is_charged_to_the_same_budget(biased_problem):
     delta = 1e-6
     release = run_algorithm("pmwpub", biased_problem, eps=1.0, delta=delta, T=10,
                             rng=np.random.default_rng(0), quality_check_eps=0.05)
-    assert release.trace["ledger"]["quality_check"] == pytest.approx(0.05 ** 2 / 2)
+    assert release.privacy.by_label["quality_check"] == pytest.approx(0.05 ** 2 / 2)
     assert release.rho == pytest.approx(privacy.rho_from_eps(1.0, delta), rel=1e-9)
     assert np.isfinite(release.trace["best_mixture_error_dp"])
 
@@ -229,9 +230,11 @@ def test_a_release_runs_on_one_blas_thread(biased_problem, monkeypatch):
 
     seen = []
     probe = types.ModuleType("blas_probe")
-    probe.run = lambda problem, **kwargs: seen.append(blas_threads())
+    probe.run = lambda problem, private, **kwargs: seen.append(blas_threads()) or Release(
+        "blas_probe", weights=None, answers=np.zeros(problem.workload.num_queries))
     monkeypatch.setitem(sys.modules, "blas_probe", probe)
-    monkeypatch.setitem(algorithms.ALGORITHMS, "blas_probe", ("blas_probe", "run"))
+    monkeypatch.setitem(algorithms.ALGORITHMS, "blas_probe", algorithms.Entry("blas_probe",
+                                                                              "run"))
     with threadpool_limits(limits=2, user_api="blas"):
         run_algorithm("blas_probe", biased_problem, eps=1.0, delta=1e-6, T=1,
                       rng=np.random.default_rng(0))

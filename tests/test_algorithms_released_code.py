@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms.multiplicative_weights import (MWOptions, MWState,
                                                             replay_released_code)
 from pubpriv_core.data.domain import Dataset, Domain

@@ -8,7 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, pgm, run_algorithm, select_measure
+from pubpriv_core.algorithms import pgm, select_measure
+from pubpriv_core.privacy import private_data
+
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms.aim import public_tree
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.data import from_dataset, load_dataset
@@ -72,7 +75,7 @@ class Spy:
 
     def __init__(self, monkeypatch):
         self.selections, self.measurements = [], []
-        em, gm = select_measure.exponential_mechanism, select_measure.gaussian_mechanism
+        em, gm = private_data.exponential_mechanism, private_data.gaussian_mechanism
 
         def select(scores, eps, sensitivity, rng):
             self.selections.append((eps, sensitivity, len(scores)))
@@ -82,8 +85,8 @@ class Spy:
             self.measurements.append(sigma)
             return gm(values, sigma, rng)
 
-        monkeypatch.setattr(select_measure, "exponential_mechanism", select)
-        monkeypatch.setattr(select_measure, "gaussian_mechanism", measure)
+        monkeypatch.setattr(private_data, "exponential_mechanism", select)
+        monkeypatch.setattr(private_data, "gaussian_mechanism", measure)
 
 
 @pytest.mark.parametrize("algo, options, spends_all", [
@@ -96,7 +99,7 @@ def test_ledger_adds_up_and_mechanisms_get_the_charged_parameters(monkeypatch, a
     spy = Spy(monkeypatch)
     release = run(algo, problem, 1.0, **options)
     target = rho_from_eps(1.0, DELTA)
-    ledger = release.trace["ledger"]
+    ledger = release.privacy.charges
     selects = [rho for label, rho in ledger if label.startswith("select")]
     measures = [rho for label, rho in ledger if label.startswith("measure")]
     assert len(selects) + len(measures) == len(ledger)
@@ -148,10 +151,10 @@ def test_warm_started_short_fit_matches_a_cold_fit():
     iterations, and compiled at XLA level 0, lands on the cold 3,000-iteration fit."""
     problem = tiny_problem(4, 3)
     domain = pgm.to_mbi(problem.private.domain)
-    data = select_measure.MarginalData(problem)
     rng = np.random.default_rng(3)
     cliques = [("a0", "a1"), ("a1", "a2"), ("a2", "a3"), ("a0", "a2", "a3")]
-    measured = [pgm.measurement(data.private(c) + rng.normal(0, 5, data.cells(c)), c, 1.0)
+    measured = [pgm.measurement(problem.private_marginal(c)
+                                + rng.normal(0, 5, problem.domain.size(c)), c, 1.0)
                 for c in cliques]
     cold = pgm.fit(domain, measured, problem.n, 3000, estimator="mbi")
     previous = pgm.fit(domain, measured[:3], problem.n, 1000, quick_compile=True,
@@ -192,10 +195,9 @@ def test_public_tree_follows_the_public_chain_and_reads_no_private_data():
     """The tiny preset is a chain a0 – a1 – a2 – a3; the tree is built from the public proxies
     alone (here a shifted chain, so the private marginals are never computed)."""
     problem = tiny_problem(4, 3, public="biased")
-    data = select_measure.MarginalData(problem)
-    tree = public_tree(data, problem.private.domain)
+    tree = public_tree(select_measure.PublicMarginals(problem.public), problem.domain)
     assert sorted(tree) == [("a0", "a1"), ("a1", "a2"), ("a2", "a3")]
-    assert data._private == {}
+    assert problem._marginals == {}
 
 
 def test_public_tree_pretraining_with_the_private_data_as_public_beats_aim():

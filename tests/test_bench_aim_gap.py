@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from experiments.release.bench import aim_gap
-from pubpriv_core.algorithms import pgm, run_algorithm
-from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.algorithms import pgm
+from pubpriv_core.harness import run_algorithm
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.algorithms.pgm_joint import JointModel
 from pubpriv_core.data import load_dataset
 from pubpriv_core.queries import MarginalWorkload

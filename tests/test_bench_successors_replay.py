@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from experiments.release.bench import successors_replay
-from pubpriv_core.algorithms import ReleaseProblem, gem, generators
+from pubpriv_core.algorithms import gem, generators
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.algorithms.adaptive_measurements import Measurements
 from pubpriv_core.algorithms.select_measure import parse_options
 from pubpriv_core.data.domain import Dataset, Domain

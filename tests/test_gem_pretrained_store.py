@@ -12,7 +12,8 @@ import pytest
 
 from experiments.release.configure.cli import compose_config
 from experiments.release.running import repetitions as query_release
-from pubpriv_core.algorithms import gem, run_algorithm
+from pubpriv_core.algorithms import gem
+from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.pretrained_store import PretrainedStore
 from pubpriv_core.algorithms.shared_cache import shared_folder, shared_under
 from test_privacy_successors import FAST, problem  # noqa: F401  (problem: fixture)

@@ -12,7 +12,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, gem, generators, run_algorithm
+from pubpriv_core.algorithms import gem, generators
+
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.queries import MarginalWorkload
 

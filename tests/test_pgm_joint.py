@@ -3,9 +3,11 @@ fit, the ``auto`` rule, and AIM/MST/JAM-PGM run through either."""
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import pgm, run_algorithm
+from pubpriv_core.algorithms import pgm
+
+from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.pgm import ModelMarginals
-from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.algorithms.pgm_joint import JointModel
 from pubpriv_core.data import from_dataset, load_dataset
 from pubpriv_core.queries import MarginalWorkload

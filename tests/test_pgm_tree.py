@@ -5,7 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import pgm, pgm_descent, run_algorithm
+from pubpriv_core.algorithms import pgm, pgm_descent
+
+from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.algorithms.pgm_joint import JointModel
 from pubpriv_core.algorithms.pgm_tree import TreeModel

@@ -1,7 +1,7 @@
 """An algorithm from another installed package (the ``pubpriv.algorithms`` entry points) runs
 through the same path as the built-in ones: ``run.py -m`` checks its options with the rules,
 runs, stores and accounts it, ``collect.py`` and ``plot_errors.py`` take its records; and the
-spend check every release passes refuses a release whose ρ does not match its ledger."""
+spend check every release passes refuses a ledger whose spend does not add up."""
 from __future__ import annotations
 
 import json
@@ -10,16 +10,15 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from experiments.release.configure import plugins as runner_plugins
 from experiments.release.configure.schema import AlgoConf
-from experiments.release.running.repetitions import PrivacyAccountingError, check_spend
-from pubpriv_core.algorithms import Release
 from pubpriv_core.algorithms.plugins import AlgorithmPlugin, PluginError
-from pubpriv_core.privacy import ZCDPBudget, rho_from_eps
+from pubpriv_core.harness import PrivacyAccountingError, check_spend
+from pubpriv_core.privacy import rho_from_eps
+from pubpriv_core.privacy.ledger import Ledger, Spend
 from plugin_helpers import REPO, plugin_env
 
 
@@ -67,7 +66,7 @@ class _Conf(AlgoConf):
     scale: float = 1.0
 
 
-def _fake_run(problem, *, eps, delta, T, rng, scale=1.0):
+def _fake_run(problem, private, *, T, rng, scale=1.0):
     raise AssertionError("not run here")
 
 
@@ -77,28 +76,27 @@ def test_a_plugin_option_without_a_rule_is_refused():
         runner_plugins.install(plugin)
 
 
-def _release(rho, eps, ledger=None, accounting=None):
-    trace = {} if ledger is None else {"ledger": ledger}
-    if accounting:
-        trace["accounting"] = accounting
-    return Release("fake_algo", weights=None, answers=np.zeros(1), rho=rho, eps=eps,
-                   delta=1e-6, trace=trace)
+def _spend(rho, eps, delta=1e-6, accounting="zcdp"):
+    return Spend(rho=rho, eps=eps, delta=delta, accounting=accounting,
+                 relation="replace_one", privacy="verified", by_label={})
 
 
-def test_spend_check_accepts_a_ledgered_release_and_refuses_misreports():
-    budget = ZCDPBudget.from_eps_delta(1.0, 1e-6)
-    budget.charge(budget.rho_total / 2, "a")
-    budget.charge(budget.rho_total / 2, "b")
-    good = _release(budget.spent, budget.eps(1e-6), list(budget.ledger))
-    check_spend(good, 1.0, 1e-6)
-    check_spend(_release(0.0, 0.0), 1.0, 1e-6)                       # a non-private reference
-    check_spend(_release(9.0, 0.9, accounting="advanced"), 1.0, 1e-6)  # ε-accounted (DualQuery)
-    with pytest.raises(PrivacyAccountingError, match="without a ledger"):
-        check_spend(_release(budget.spent, budget.eps(1e-6)), 1.0, 1e-6)
-    with pytest.raises(PrivacyAccountingError, match="its ledger adds up to"):
-        check_spend(_release(budget.spent / 2, budget.eps(1e-6), list(budget.ledger)), 1.0, 1e-6)
-    with pytest.raises(PrivacyAccountingError, match="above its budget"):
-        check_spend(_release(budget.spent, 1.5, list(budget.ledger)), 1.0, 1e-6)
+def test_spend_check_accepts_the_ledger_and_refuses_what_does_not_add_up():
+    """The harness's last check on a ledger's spend: δ is the target's, ε within the target
+    and, under zCDP, ε = eps_from_rho(ρ, δ); each way out is refused by its own message."""
+    ledger = Ledger(1.0, 1e-6)
+    ledger.charge(ledger.rho_total / 2, "a")
+    ledger.charge(ledger.rho_total / 2, "b")
+    check_spend("fake", ledger.report(), 1.0, 1e-6)
+    check_spend("fake", _spend(0.0, 0.0), 1.0, 1e-6)                 # nothing spent
+    check_spend("fake", _spend(9.0, 0.9, accounting="advanced"), 1.0, 1e-6)  # DualQuery's
+    spent, eps = ledger.spent, ledger.eps()
+    with pytest.raises(PrivacyAccountingError, match="is not the target"):
+        check_spend("fake", _spend(spent, eps, delta=2e-6), 1.0, 1e-6)
+    with pytest.raises(PrivacyAccountingError, match="above the budget"):
+        check_spend("fake", _spend(spent, 1.0 + 1e-8), 1.0, 1e-6)
     with pytest.raises(PrivacyAccountingError, match="not eps_from_rho"):
-        check_spend(_release(budget.spent, 0.5, list(budget.ledger)), 1.0, 1e-6)
-    assert math.isclose(budget.spent, rho_from_eps(1.0, 1e-6), rel_tol=1e-12)
+        check_spend("fake", _spend(spent, 0.5), 1.0, 1e-6)
+    with pytest.raises(PrivacyAccountingError, match="not eps_from_rho"):
+        check_spend("fake", _spend(spent / 2, eps), 1.0, 1e-6)
+    assert math.isclose(spent, rho_from_eps(1.0, 1e-6), rel_tol=1e-12)

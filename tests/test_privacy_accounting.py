@@ -141,7 +141,7 @@ def test_advanced_composition_value_and_regime():
 @pytest.mark.parametrize("call", [
     lambda: eps_from_rho(-1, 1e-5), lambda: eps_from_rho(0.1, 0), lambda: eps_from_rho(0.1, 1),
     lambda: rho_from_eps(0, 1e-5), lambda: rho_from_eps(float("nan"), 1e-5),
-    lambda: ZCDPBudget(0), lambda: ZCDPBudget(1).charge(-0.1), lambda: per_step_eps(0.1, 0),
+    lambda: ZCDPBudget(-1.0), lambda: ZCDPBudget(1).charge(-0.1), lambda: per_step_eps(0.1, 0),
     lambda: advanced_composition(0.1, 5, 2.0), lambda: default_delta(0),
     lambda: ZCDPBudget.from_eps_delta(1.0, 1.5), lambda: gaussian_sigma(0.1, 0),
 ])

@@ -9,8 +9,9 @@ Calibration (Liu et al. 2021, §4.1): ρ = ρ(ε, δ) by the CKS conversion; the
 the call's real zCDP cost at sensitivity 1/n. DualQuery's draws are checked against the
 exponential mechanism of its docstring and its (ε, ρ) against advanced composition.
 
-The mechanisms are wrapped where the algorithms look them up (the ``pubpriv_core.privacy``
-namespace); a call that bypasses the wrappers makes the call counts fail.
+The mechanisms are wrapped where the private data's handle looks them up
+(:mod:`pubpriv_core.privacy.private_data`, the only module that calls a mechanism on private
+data); a call that bypasses the wrappers makes the call counts fail.
 """
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ import pytest
 from scipy import stats
 
 from pubpriv_core import privacy
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms import best_mixture, dualquery
+from pubpriv_core.privacy import private_data
+from pubpriv_core.privacy.ledger import Ledger
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.queries import MarginalWorkload
 
-WRAPPED = ("permute_and_flip", "exponential_mechanism", "report_noisy_max",
-           "gaussian_mechanism", "laplace_mechanism")
+WRAPPED = ("permute_and_flip", "exponential_mechanism", "gaussian_mechanism",
+           "laplace_mechanism")
 KS_P_MIN = 1e-3    # fixed seeds: the correct code gives p well above this
 
 
@@ -48,7 +51,7 @@ def log(monkeypatch) -> Log:
     """Record every mechanism call and every ZCDPBudget charge, passing them through."""
     record = Log()
     for name in WRAPPED:
-        monkeypatch.setattr(privacy, name, _wrap(name, getattr(privacy, name), record))
+        monkeypatch.setattr(private_data, name, _wrap(name, getattr(private_data, name), record))
     charge = privacy.ZCDPBudget.charge
 
     def recorded_charge(self, rho, label=""):
@@ -187,16 +190,21 @@ def test_quality_check_calls_laplace_at_one_over_n_eps_f(problem, log):
     check_ledger(log, problem.n, privacy.rho_from_eps(1.0, delta), release)
 
 
-def test_quality_check_noise_is_laplace_of_the_stated_scale(problem, monkeypatch):
-    """400 releases of f + noise: (release − f)·n·ε_f is Laplace(1) by a KS test."""
-    exact = best_mixture.best_mixture_exact(problem.public_answerer, problem.true_answers,
-                                            problem.public_weights)
+def handle(problem, seed: int, eps: float = 1e4, accounting: str = "zcdp"):
+    """The private data's handle on a ledger large enough for many calls."""
+    ledger = Ledger(eps, 1.0 / problem.n ** 2, accounting=accounting)
+    return private_data.PrivateData(problem, ledger, np.random.default_rng(seed)), ledger
+
+
+def test_quality_check_noise_is_laplace_of_the_stated_scale(problem):
+    """400 releases of f + noise: (release − f)·n·ε_f is Laplace(1) by a KS test, each one
+    charged ε_f²/2."""
     lp_value, _ = best_mixture.best_mixture_lp(problem.public_answerer, problem.true_answers)
-    assert exact.value == pytest.approx(lp_value, abs=1e-9)
-    # f solved once: every release below adds fresh noise to the same exact value
-    monkeypatch.setattr(best_mixture, "best_mixture_exact", lambda *args, **kwargs: exact)
-    eps_f, rng = 0.05, np.random.default_rng(5)
-    released = [best_mixture.dp_best_mixture_error(problem, eps_f, rng) for _ in range(400)]
+    assert problem.best_mixture_error == pytest.approx(lp_value, abs=1e-9)
+    eps_f = 0.05
+    private, ledger = handle(problem, 5)
+    released = [private.best_mixture_error(eps_f) for _ in range(400)]
+    assert ledger.charges == [("quality_check", eps_f ** 2 / 2.0)] * 400
     residuals = (np.array(released) - lp_value) * problem.n * eps_f
     assert stats.kstest(residuals, "laplace").pvalue > KS_P_MIN
 
@@ -233,13 +241,14 @@ def test_dualquery_draws_follow_its_exponential_mechanism(dq_problem, monkeypatc
     """Round t draws s queries from exp(ε_t·score/(2Δ_t)), ε_t = 2η(t−1)/n, Δ_t = (t−1)/n, with
     score(q) = Σ_{i<t}(q(D̃) − q(x_i)) and score(¬q) = −score(q); rebuilt from the release."""
     draws = []
-    sample = dualquery.QueryPlayer.sample
+    sample = private_data.PrivateData.dual_queries
 
-    def recorded(self, size, rng):
-        draws.append((self.rounds, self.log_weights().copy(), size))
-        return sample(self, size, rng)
+    def recorded(self, counts, rounds, eta, size):
+        log_weights = eta * (rounds * self._source.true_answers - counts)
+        draws.append((rounds, log_weights, size))
+        return sample(self, counts, rounds, eta, size)
 
-    monkeypatch.setattr(dualquery.QueryPlayer, "sample", recorded)
+    monkeypatch.setattr(private_data.PrivateData, "dual_queries", recorded)
     eta, samples, n = 1.5, 50, dq_problem.n
     release = run_algorithm("dualquery", dq_problem, eps=1.0, delta=1.0 / n ** 2, T=1,
                             rng=np.random.default_rng(0), eta=eta, samples=samples)
@@ -256,20 +265,38 @@ def test_dualquery_draws_follow_its_exponential_mechanism(dq_problem, monkeypatc
             np.testing.assert_allclose(log_weights, 0.0, atol=1e-12)
 
 
-def test_dualquery_sampler_draws_from_its_weights(dq_problem):
-    """Chi-square: 200 000 draws of QueryPlayer.sample against softmax(±log-weights)."""
+@pytest.mark.parametrize("accounting", ["advanced", "zcdp"])
+def test_dualquery_sampler_draws_from_its_weights_and_charges_each_draw(dq_problem, accounting):
+    """Chi-square: 200 000 draws of the handle's DualQuery sampler against softmax(±log-weights)
+    after 30 played records; the draws are charged as 200 000 steps at ε_t = 2η·30/n (advanced)
+    or 200 000·ε_t²/8 (zCDP, bounded range)."""
     rng = np.random.default_rng(1)
-    player = dualquery.QueryPlayer(dq_problem.true_answers, eta=1.5)
+    private, ledger = handle(dq_problem, 2, eps=1e6, accounting=accounting)
+    player = dualquery.QueryPlayer(private, dq_problem.workload.num_queries, eta=1.5)
     for _ in range(30):
         player.update(dq_problem.workload.cell_ids(rng.integers(0, 2, (1, 4)))[0])
-    logw = np.concatenate([player.log_weights(), -player.log_weights()])
+    log_weights = 1.5 * (30 * dq_problem.true_answers - player.counts)
+    logw = np.concatenate([log_weights, -log_weights])
     expected = np.exp(logw - logw.max())
     expected *= 200_000 / expected.sum()
-    observed = np.bincount(player.sample(200_000, rng), minlength=logw.size)
+    observed = np.bincount(player.sample(200_000), minlength=logw.size)
     big = expected >= 5
     pooled_o = np.append(observed[big], observed[~big].sum())
     pooled_e = np.append(expected[big], expected[~big].sum())
     assert stats.chisquare(pooled_o, pooled_e).pvalue > KS_P_MIN
+    eps_t = 2 * 1.5 * 30 / dq_problem.n
+    per_draw = eps_t ** 2 / (2.0 if accounting == "advanced" else 8.0)
+    assert ledger.charges == [("round 31", pytest.approx(200_000 * per_draw, rel=1e-12))]
+
+
+def test_dualquery_first_round_reads_nothing_private_and_is_free(dq_problem):
+    """Round 1's distribution is uniform over Q ∪ ¬Q (no record played): no charge."""
+    private, ledger = handle(dq_problem, 3)
+    draws = private.dual_queries(np.zeros(dq_problem.workload.num_queries, np.int64), 0, 1.5,
+                                 100_000)
+    counts = np.bincount(draws, minlength=2 * dq_problem.workload.num_queries)
+    assert stats.chisquare(counts).pvalue > KS_P_MIN
+    assert ledger.charges == []
 
 
 @pytest.mark.parametrize("eps, eta, samples", [(1.0, 1.5, 50), (3.0, 0.5, 200)])

@@ -98,6 +98,25 @@ def test_release_is_a_function_of_the_mechanism_outputs(name, seed):
             assert replayed.trace.get(key) == release.trace.get(key), key
 
 
+@pytest.mark.parametrize("name, options, public", pf.OPTION_PATHS,
+                         ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in o.items())}"
+                              for n, o, _ in pf.OPTION_PATHS])
+def test_every_option_path_follows_the_flow_rules_and_replays(name, options, public):
+    """Each option that changes which data a step reads (a public start, the quality check, a
+    public tree, the released code's replay, another selection or measurement, …): the flow
+    rules hold and the release is a function of the mechanisms' outputs on other data."""
+    spec = pf.FLOW_SPECS[name]
+    problem = pf.make_problem(PRIVATE, SHAPE, PUBLIC if public else None, spec.orders)
+    release, flow = pf.run(name, problem, seed=1, **options)
+    assert flow.violations() == []
+    for other in FAR + COPIES[:1]:
+        replayed, replay = pf.run(name, pf.with_private(problem, other), script=flow.calls,
+                                  seed=1, **options)
+        assert replay.violations() == []
+        np.testing.assert_array_equal(replayed.answers, release.answers)
+        assert replayed.privacy.charges == release.privacy.charges
+
+
 def test_jam_pgm_public_picks_enter_the_model_without_private_data():
     """Public ≠ private and several public picks: a pick of the public marginal must add it
     (no private read, no charge), so replays on other private data keep the model."""

@@ -19,9 +19,11 @@ import pytest
 from scipy import stats
 
 from pubpriv_core import privacy
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms import gem
-from pubpriv_core.algorithms.adaptive_measurements import RoundBudget, marginal_scores
+from pubpriv_core.algorithms.adaptive_measurements import RoundBudget
+from pubpriv_core.privacy import private_data
+from pubpriv_core.privacy.private_data import marginal_scores
 from pubpriv_core.algorithms.best_mixture import best_mixture_lp
 from pubpriv_core.data.domain import Domain
 from pubpriv_core.queries import MarginalWorkload
@@ -156,8 +158,8 @@ def test_release_depends_on_private_data_only_through_the_mechanisms(problem, mo
     def fixed_noise(values, sigma, rng):
         return np.linspace(0.05, 0.6, np.size(values))
 
-    monkeypatch.setattr(privacy, "exponential_mechanism", fixed_pick)
-    monkeypatch.setattr(privacy, "gaussian_mechanism", fixed_noise)
+    monkeypatch.setattr(private_data, "exponential_mechanism", fixed_pick)
+    monkeypatch.setattr(private_data, "gaussian_mechanism", fixed_noise)
     releases = []
     for p in (problem, twin):
         picks = iter([3, 7, 1, 8, 0, 5, 2, 9])

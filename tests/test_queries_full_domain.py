@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 from pubpriv_core.algorithms import multiplicative_weights as mw
+from pubpriv_core.privacy.ledger import Ledger
+from pubpriv_core.privacy.private_data import PrivateData, QueryCandidates
 from pubpriv_core.data.domain import Domain
 from pubpriv_core.queries import (DomainAnswerer, MarginalTree, MarginalWorkload, SupportAnswerer,
                                   answer_histogram, full_domain_records)
@@ -80,11 +82,23 @@ def test_mwem_loop_is_the_same_with_either_engine(replay):
     runs = []
     for answerer in (DomainAnswerer(workload),
                      SupportAnswerer(workload, full_domain_records(domain.shape))):
-        budget = mw.make_budget(5.0, 1e-6, 20)
-        runs.append(mw.run_mw(answerer, mw.Candidates(answerer, true_answers),
-                              np.full(domain.size(), 1 / domain.size()), true_answers, 500,
-                              budget, 1e-6, 20, np.random.default_rng(5),
-                              mw.MWOptions(replay=replay)))
+        rng = np.random.default_rng(5)   # the mechanisms' and the replay's, as in a release
+        private = PrivateData(_Source(500, true_answers), Ledger(5.0, 1e-6), rng)
+        runs.append(mw.run_mw(answerer, private, np.full(domain.size(), 1 / domain.size()), 20,
+                              rng, mw.MWOptions(replay=replay)))
     assert runs[0]["trace"]["queries"] == runs[1]["trace"]["queries"]
     np.testing.assert_allclose(runs[0]["answers"], runs[1]["answers"], atol=1e-12)
     np.testing.assert_allclose(runs[0]["last_weights"], runs[1]["last_weights"], atol=1e-12)
+
+
+class _Source:
+    """A private source holding given answers (n rows, selection candidates per answerer)."""
+
+    def __init__(self, n: int, true_answers: np.ndarray):
+        self.n, self.true_answers = n, true_answers
+        self._candidates = {}
+
+    def query_candidates(self, answerer) -> QueryCandidates:
+        if id(answerer) not in self._candidates:
+            self._candidates[id(answerer)] = QueryCandidates(answerer, self.true_answers)
+        return self._candidates[id(answerer)]

@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data import public as public_sources
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.data.synthetic import load_synthetic

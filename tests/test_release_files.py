@@ -13,7 +13,7 @@ from experiments.release.running.problems import build_problem, repetition_strea
 from experiments.release.running.repetitions import compute_record
 from experiments.release.running.releases import load_release, release_folder
 from experiments.release.running.store import config_hash
-from pubpriv_core.algorithms import run_algorithm
+from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.algorithms.pgm_sample import sample_records
 

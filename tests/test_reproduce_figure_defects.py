@@ -180,7 +180,7 @@ def test_matched_grid_axis_is_the_paper_equivalent_eps_and_the_caption_says_the_
 
 
 def test_best_mixture_trace_brackets_the_value_between_its_floor_and_the_estimate():
-    from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+    from pubpriv_core.harness import ReleaseProblem, run_algorithm
     from pubpriv_core.data.domain import Dataset, Domain
     from pubpriv_core.queries import MarginalWorkload
 

@@ -13,7 +13,8 @@ import pytest
 from experiments.release.configure import cli
 from experiments.release.configure.schema import SCHEMAS
 from experiments.release.running.problems import build_problem
-from pubpriv_core.algorithms import ALGORITHMS, check_algorithm, run_algorithm
+from pubpriv_core.algorithms import ALGORITHMS, check_algorithm
+from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 
 TINY = ["dataset.preset=tiny", "workload.k=2", "workload.size=4", "runs=1", "T=2"]
@@ -59,9 +60,10 @@ def test_every_algorithm_module_defines_check():
     function. An installed plugin is another package's: its optional check is the
     ``AlgorithmPlugin.check`` field, not a module function, so it is not held to this."""
     from pubpriv_core.algorithms.plugins import PLUGINS
-    for name, (module, _) in ALGORITHMS.items():
+    for name, entry in ALGORITHMS.items():
         if name in PLUGINS:
             continue
+        module = entry.module
         found = import_module(module)
         check = getattr(found, f"check_{name}", None) or getattr(found, "check", None)
         assert callable(check), f"{module} has no check(); the pre-check cannot vet {name}"

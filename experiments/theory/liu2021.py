@@ -319,7 +319,7 @@ def lemma42_groups(cfg) -> dict[str, tuple[str, dict]]:
 
 
 def _source_problem(kind: str, spec, cfg, rng: np.random.Generator):
-    from pubpriv_core.algorithms import ReleaseProblem
+    from pubpriv_core.harness import ReleaseProblem
     from pubpriv_core.data import biased, fraction, from_dataset, load_dataset
     from pubpriv_core.queries import marginal_workload
 

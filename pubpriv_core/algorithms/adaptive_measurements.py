@@ -20,10 +20,11 @@ Each round t = 1..T, on workload marginals (selected marginals are measured whol
 Budget: ρ = ρ(ε, δ) by the CKS conversion (:func:`~pubpriv_core.privacy.rho_from_eps`), and per
 selection ε0 = sqrt(2ρ / (S·(α² + (1 − α)²))) with S = T·s selections (s marginals per round,
 RAP; 1 otherwise), so the S selections and S measurements spend exactly ρ (α = 0.5 by default:
-the paper's and its code's ``get_per_round_budget_zCDP``). Every charge goes to one
-:class:`~pubpriv_core.privacy.ZCDPBudget` before its mechanism runs. The model sees the private
-data only through the clipped noisy measurements; the private answers enter only the scores,
-and the scores only the exponential mechanism.
+the paper's and its code's ``get_per_round_budget_zCDP``). Both mechanisms are run by the
+private data's handle (:meth:`~pubpriv_core.privacy.private_data.PrivateData.select_marginal`,
+:meth:`~pubpriv_core.privacy.private_data.PrivateData.gaussian_marginal`), which computes the
+scores and reads the private answers itself and charges the harness's ledger before it draws:
+the model sees the private data only through the clipped noisy measurements.
 """
 from __future__ import annotations
 
@@ -35,12 +36,10 @@ from typing import Protocol
 import numpy as np
 
 from pubpriv_core import privacy
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
-from pubpriv_core.algorithms.multiplicative_weights import check_budget, ledger_totals
-
-#: L2 sensitivity of a whole marginal of fractions, times n (replace-one neighbours)
-MARGINAL_L2 = math.sqrt(2.0)
+from pubpriv_core.privacy._checks import count
+from pubpriv_core.privacy.private_data import MARGINAL_L2, PrivateData
 
 
 @dataclass(frozen=True)
@@ -72,21 +71,6 @@ class RoundBudget:
     def sigma(self) -> float:
         """σ = (√2/n) / ((1 − α)·ε0)."""
         return MARGINAL_L2 / (self.n * (1.0 - self.alpha) * self.eps0)
-
-
-def marginal_scores(offsets: np.ndarray, data_answers: np.ndarray, model_answers: np.ndarray,
-                    measured: np.ndarray) -> np.ndarray:
-    """max over the cells of each marginal of |data − model| (cells of marginal w at
-    ``offsets[w]:offsets[w+1]``); −∞ for the marginals flagged in ``measured``. A pure function
-    of the two answer vectors (a ufunc on them, so array subclasses pass through)."""
-    gaps = np.abs(np.subtract(data_answers, model_answers, dtype=float))
-    scores = np.maximum.reduceat(gaps, offsets[:-1])
-    return np.where(measured, -np.inf, scores)
-
-
-def noisy_marginal(values: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """clip(values + N(0, σ²I), 0, 1) through the harness' Gaussian mechanism."""
-    return np.clip(privacy.gaussian_mechanism(np.asarray(values, float), sigma, rng), 0.0, 1.0)
 
 
 @dataclass
@@ -122,37 +106,28 @@ class MeasurementModel(Protocol):
 
 
 class Rounds:
-    """The privacy-spending steps of one run, charged to one ledger before they run."""
+    """The privacy-spending steps of one run, run by the private data's handle."""
 
-    def __init__(self, problem: ReleaseProblem, budget: RoundBudget, rng: np.random.Generator):
-        self.problem = problem
+    def __init__(self, problem: PublicProblem, private: PrivateData, budget: RoundBudget):
+        self.private = private
         self.budget = budget
-        self.ledger = privacy.ZCDPBudget(budget.rho)
-        self.rng = rng
         self.measured = np.zeros(problem.workload.num_marginals, dtype=bool)
         self.measurements = Measurements()
 
     def select(self, model_answers: np.ndarray) -> int:
         """An unmeasured marginal by the exponential mechanism at ε_sel = 2αε0, Δ = 1/n."""
-        scores = marginal_scores(self.problem.workload.offsets, self.problem.true_answers,
-                                 model_answers, self.measured)
-        eps = self.budget.select_eps
-        self.ledger.charge(privacy.bounded_range_zcdp(eps), "select")
-        return int(privacy.exponential_mechanism(scores, eps, self.budget.sensitivity, self.rng))
+        return self.private.select_marginal(model_answers, self.measured,
+                                            self.budget.select_eps)
 
     def measure(self, marginal: int) -> np.ndarray:
         """Every cell of ``marginal`` + N(0, σ²), σ = (√2/n)/((1 − α)ε0), clipped to [0, 1]."""
-        offsets = self.problem.workload.offsets
-        sigma = self.budget.sigma
-        self.ledger.charge(privacy.gaussian_zcdp(sigma, MARGINAL_L2 / self.budget.n), "measure")
-        values = noisy_marginal(self.problem.true_answers[offsets[marginal]:offsets[marginal + 1]],
-                                sigma, self.rng)
+        values = np.clip(self.private.gaussian_marginal(marginal, self.budget.sigma), 0.0, 1.0)
         self.measured[marginal] = True
         self.measurements.add(marginal, values)
         return values
 
 
-def check_rounds(problem: ReleaseProblem, T: int, per_round: int = 1) -> None:
+def check_rounds(problem: PublicProblem, T: int, per_round: int = 1) -> None:
     """Each marginal is measured at most once: T·s must not exceed the workload's W."""
     W = problem.workload.num_marginals
     if T * per_round > W:
@@ -165,7 +140,7 @@ def check_alpha(alpha: float) -> None:
         raise ValueError(f"algo.alpha must lie in (0, 1), got {alpha!r}; pass e.g. 0.5")
 
 
-def check_adaptive(name: str, problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def check_adaptive(name: str, problem: PublicProblem, *, eps: float, delta: float, T: int,
                    alpha: float, per_round: int = 1) -> None:
     """The input checks of :func:`run_rounds`, without running: α in (0, 1), T·s ≤ W, ρ(ε, δ)
     not underflowing, and ε0, ε_sel, σ and both per-step charges positive finite numbers."""
@@ -178,16 +153,16 @@ def check_adaptive(name: str, problem: ReleaseProblem, *, eps: float, delta: flo
         "measurement charge": privacy.gaussian_zcdp(budget.sigma, MARGINAL_L2 / problem.n)})
 
 
-def run_rounds(name: str, problem: ReleaseProblem, model: MeasurementModel, *, eps: float,
-               delta: float, T: int, rng: np.random.Generator, alpha: float,
-               per_round: int = 1, trace: dict | None = None) -> Release:
-    """T rounds of ``per_round`` selections and measurements, each round ending with
-    ``model.update``; the release is ``model.release()`` with the ledger's ρ and (ε, δ)."""
-    check_budget(eps, delta, T)
+def run_rounds(name: str, problem: PublicProblem, private: PrivateData,
+               model: MeasurementModel, *, T: int, alpha: float, per_round: int = 1,
+               trace: dict | None = None) -> Release:
+    """T rounds of ``per_round`` selections and measurements on the private data's budget, each
+    round ending with ``model.update``; the release is ``model.release()``."""
+    count("T", T, "set the number of rounds T")
     check_alpha(alpha)
     check_rounds(problem, T, per_round)
-    budget = RoundBudget(privacy.rho_from_eps(eps, delta), T * per_round, alpha, problem.n)
-    rounds = Rounds(problem, budget, rng)
+    budget = RoundBudget(private.budget.rho_total, T * per_round, alpha, problem.n)
+    rounds = Rounds(problem, private, budget)
     times, steps, selected = np.empty(T), np.zeros(T, dtype=np.int64), []
     cpu = time.process_time()
     for t in range(T):
@@ -201,13 +176,12 @@ def run_rounds(name: str, problem: ReleaseProblem, model: MeasurementModel, *, e
         times[t] = time.perf_counter() - start
     cpu = time.process_time() - cpu     # CPU seconds of the process (all threads) in the rounds
     answers, extra = model.release()
-    ledger = rounds.ledger
-    return Release(name, weights=extra.pop("weights", None), answers=answers, rho=ledger.spent,
-                   eps=ledger.eps(delta), delta=delta, support=extra.pop("support", None),
+    return Release(name, weights=extra.pop("weights", None), answers=answers,
+                   support=extra.pop("support", None),
                    trace={**(trace or {}), **extra, "marginals": selected,
                           "measured": rounds.measurements.values,
                           "iteration_s": times.tolist(), "rounds_cpu_s": cpu,
                           "steps": steps.tolist(),
                           "mean_steps": float(steps.mean()), "eps0": budget.eps0,
-                          "alpha": alpha, "ledger": ledger_totals(ledger)},
+                          "alpha": alpha},
                    runtime_s=float(times.sum()), iterations=T)

@@ -37,13 +37,13 @@ import numpy as np
 from scipy.sparse.csgraph import minimum_spanning_tree
 
 from pubpriv_core.algorithms import junction_size, pgm
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
-from pubpriv_core.algorithms.select_measure import (MarginalData, MeasurementSet, Mechanisms,
+from pubpriv_core.algorithms.select_measure import (MeasurementSet, PublicMarginals,
                                                     check_fraction, check_model_size,
                                                     check_positive_int, expected_noise_l1,
-                                                    parse_options, relation, release)
-from pubpriv_core.privacy import rho_from_eps
+                                                    model_total, parse_options, release)
+from pubpriv_core.privacy.private_data import CliqueScore, PrivateData, relation
 
 PUBLIC_CLIQUES = ("workload", "tree")
 
@@ -64,10 +64,10 @@ class AIMOptions:
     estimator: str = "auto"         # Private-PGM: joint table, NumPy junction tree or mbi
 
     @classmethod
-    def from_config(cls, problem: ReleaseProblem, options: dict) -> "AIMOptions":
+    def from_config(cls, problem: PublicProblem, options: dict) -> "AIMOptions":
         """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
         opts = parse_options(cls, options)
-        opts.check(len(problem.private.domain))
+        opts.check(len(problem.domain))
         check_model_size(problem.workload, opts.max_model_size)
         if opts.public_init and problem.public_support is None:
             raise ValueError("algo.public_init=true needs a public source; set public=... in the "
@@ -102,26 +102,31 @@ def initial_scales(rho: float, d: int, opts: AIMOptions) -> tuple[float, float]:
             math.sqrt(8 * (1 - opts.alpha) * rho / scale))
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+def privacy_terms(options: dict) -> tuple[str, str]:
+    """zCDP over the neighbouring relation of ``options["relation"]`` (replace-one default)."""
+    return "zcdp", options.get("relation", "replace_one")
+
+
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_aim`, without running: the options, ρ(ε, δ), and the
     first round's σ₀, ε₀ and charges Δ₂²/(2σ₀²), ε₀²/8 as positive finite numbers."""
     opts = AIMOptions.from_config(problem, options)
-    sigma, eps0 = initial_scales(target_rho(eps, delta), len(problem.private.domain), opts)
+    sigma, eps0 = initial_scales(target_rho(eps, delta), len(problem.domain), opts)
     l2 = relation(opts.relation).marginal_l2
     check_steps(f"AIM at eps={eps:g}", sigma=sigma, eps=eps0,
                 **{"measurement charge": l2 ** 2 / (2 * sigma ** 2),
                    "selection charge": eps0 ** 2 / 8})
 
 
-def public_tree(data: MarginalData, domain) -> list[pgm.Clique]:
+def public_tree(public: PublicMarginals, domain) -> list[pgm.Clique]:
     """The pairs of a maximum spanning tree over the attributes, pair (a, b) weighted by the
     public proxies' dependence ‖ŷ_ab − ŷ_a ⊗ ŷ_b / n‖₁ (no private data read)."""
     attributes = domain.attributes
     weights = np.zeros((len(attributes), len(attributes)))
     for i, j in itertools.combinations(range(len(attributes)), 2):
         a, b = attributes[i], attributes[j]
-        pair = data.public((a, b))
-        independent = np.outer(data.public((a,)), data.public((b,))).ravel() / pair.sum()
+        pair = public((a, b))
+        independent = np.outer(public((a,)), public((b,))).ravel() / pair.sum()
         weights[i, j] = np.abs(pair - independent).sum() + 1e-12   # 0 would mean "no edge"
     tree = minimum_spanning_tree(-weights).tocoo()
     return [pgm.canonical(domain, (attributes[i], attributes[j]))
@@ -129,24 +134,24 @@ def public_tree(data: MarginalData, domain) -> list[pgm.Clique]:
 
 
 class AIMRun:
-    """The state of one AIM run: measurements, model, noise scales and the ledger."""
+    """The state of one AIM run: measurements, model and noise scales; the private data's
+    handle charges the harness's ledger."""
 
-    def __init__(self, problem: ReleaseProblem, rho: float, rng: np.random.Generator,
-                 opts: AIMOptions):
-        self.problem, self.opts, self.rho = problem, opts, rho
-        self.domain = pgm.to_mbi(problem.private.domain)
-        self.data = MarginalData(problem)
-        self.relation = relation(opts.relation)
-        self.mechanisms = Mechanisms(rho, rng, self.relation)
+    def __init__(self, problem: PublicProblem, private: PrivateData, opts: AIMOptions):
+        self.problem, self.private_data, self.opts = problem, private, opts
+        self.rho = private.budget.rho_total
+        self.domain = pgm.to_mbi(problem.domain)
+        self.public_marginal = PublicMarginals(problem)
+        self.relation = private.relation
         workload = pgm.workload_cliques(problem.workload)
-        self.candidates = pgm.downward_closure(workload, problem.private.domain)
+        self.candidates = pgm.downward_closure(workload, problem.domain)
         self.weight = {r: sum(len(set(r) & set(s)) for s in workload) for r in self.candidates}
-        self.sigma, self.eps = initial_scales(rho, len(self.domain), opts)
+        self.sigma, self.eps = initial_scales(self.rho, len(self.domain), opts)
         self.private = MeasurementSet()
         self.public = MeasurementSet()
         if opts.public_init:
             self._add_public_proxies(workload if opts.public_cliques == "workload"
-                                     else public_tree(self.data, problem.private.domain))
+                                     else public_tree(self.public_marginal, problem.domain))
         self.selected: list[pgm.Clique] = []
         self.model = None
 
@@ -154,18 +159,19 @@ class AIMRun:
         for clique in cliques:
             size = pgm.model_size_mb(self.domain, [*self.public.cliques, clique])
             if size <= self.opts.max_model_size:
-                self.public.add(clique, self.data.public(clique), self.opts.public_stddev)
+                self.public.add(clique, self.public_marginal(clique), self.opts.public_stddev)
 
     def measure(self, clique: pgm.Clique) -> None:
         """Gaussian measurement of ``clique`` at the current σ; it supersedes a public proxy."""
-        noisy = self.mechanisms.measure(self.data.private(clique), self.sigma, str(clique))
+        noisy = self.private_data.gaussian_clique(clique, self.sigma, str(clique))
         self.private.add(clique, noisy, self.sigma)
         self.public.discard(clique)
 
     def fit(self, iters: int) -> None:
         self.model = pgm.fit(self.domain,
                              self.private.measurements() + self.public.measurements(),
-                             self.relation.total(self.problem), iters, warm_start=self.model,
+                             model_total(self.relation, self.problem), iters,
+                             warm_start=self.model,
                              estimator=self.opts.estimator)
 
     def model_cliques(self) -> list[pgm.Clique]:
@@ -184,7 +190,7 @@ class AIMRun:
 
     def plan_round(self) -> bool:
         """Alg. 4 lines 8–10: spend all that is left if less than two rounds remain; True then."""
-        remaining = self.rho - self.mechanisms.budget.spent
+        remaining = self.rho - self.private_data.budget.spent
         if remaining > 2.0 * self.round_cost():
             return False
         self.sigma = self.relation.marginal_l2 * math.sqrt(1.0 / (2.0 * self.opts.alpha * remaining))
@@ -192,17 +198,17 @@ class AIMRun:
         return True
 
     def select(self) -> tuple[pgm.Clique, np.ndarray]:
-        """Line 14: the exponential mechanism over the eligible candidates."""
-        used = self.mechanisms.budget.spent + self.round_cost()
+        """Line 14: the exponential mechanism over the eligible candidates, scored
+        w_r·(‖M_r(D) − M_r(p̂)‖₁ − sqrt(2/π)·σ·n_r) by the handle."""
+        used = self.private_data.budget.spent + self.round_cost()
         eligible = self.eligible(used / self.rho * self.opts.max_model_size)
         marginals = pgm.ModelMarginals(self.model)
         estimates = [marginals(r) for r in eligible]
-        weights = np.array([self.weight[r] for r in eligible], dtype=float)
-        errors = np.array([np.abs(self.data.private(r) - est).sum() - expected_noise_l1(
-            self.sigma, self.data.cells(r)) for r, est in zip(eligible, estimates)])
-        pick = self.mechanisms.select(weights * errors, self.eps,
-                                      self.relation.marginal_l1 * weights.max(),
-                                      f"round {len(self.selected) + 1}")
+        scored = [CliqueScore(r, ((1.0, est),),
+                              -expected_noise_l1(self.sigma, self.problem.domain.size(r)),
+                              float(self.weight[r])) for r, est in zip(eligible, estimates)]
+        pick = self.private_data.select_clique(scored, self.eps,
+                                               f"round {len(self.selected) + 1}")
         return eligible[pick], estimates[pick]
 
     def run_rounds(self) -> None:
@@ -223,21 +229,20 @@ class AIMRun:
         self.measure(clique)
         self.fit(self.opts.iters)
         moved = np.abs(pgm.ModelMarginals(self.model)(clique) - before).sum()
-        if moved <= expected_noise_l1(self.sigma, self.data.cells(clique)):
+        if moved <= expected_noise_l1(self.sigma, self.problem.domain.size(clique)):
             self.sigma, self.eps = self.sigma / 2.0, self.eps * 2.0
         return last
 
 
-def run_aim(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_aim(problem: PublicProblem, private: PrivateData, *, T: int,
             rng: np.random.Generator, **options) -> Release:
-    """AIM at target (ε, δ) (ρ by the CKS conversion); ``T`` is unused: the rounds follow from
+    """AIM spending the private data's budget ρ(ε, δ); ``T`` is unused: the rounds follow from
     the budget scale ``rounds`` and the annealing."""
     start = time.perf_counter()
     opts = AIMOptions.from_config(problem, options)
-    run = AIMRun(problem, rho_from_eps(eps, delta), rng, opts)
+    run = AIMRun(problem, private, opts)
     run.run_rounds()
     run.fit(opts.final_iters)
     trace = {"public_init": opts.public_init, "public_proxies": len(run.public.cliques),
              "selected": [",".join(c) for c in run.selected], "final_sigma": run.sigma}
-    return release("aim", problem, run.model, run.mechanisms, delta, start, len(run.selected),
-                   trace)
+    return release("aim", problem, run.model, start, len(run.selected), trace)

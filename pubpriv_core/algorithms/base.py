@@ -1,10 +1,20 @@
 """The common interface of the query-release algorithms.
 
-Every algorithm takes a :class:`ReleaseProblem` (private data, workload, true answers and — for
-public-data algorithms — a public source), a target (ε, δ), a number of rounds T and an explicit
-``numpy.random.Generator``, and returns a :class:`Release`: the synthetic distribution (weights over
-its support), its answers, the trace of what was selected and measured, and the privacy it spent,
-both as zCDP ρ and as (ε, δ).
+An algorithm is ``run(problem, private, *, T, rng, **options) -> Release``:
+
+* ``problem`` is a :class:`PublicProblem`: the workload, the domain, n (public under replace-one
+  neighbours) and, for public-data algorithms, the public source (support X̂, weights A_0, rows m)
+  with its answerers. Nothing in it is private.
+* ``private`` is a :class:`~pubpriv_core.privacy.private_data.PrivateData`: the private dataset
+  behind the project's charged mechanisms, with a read-only view of the budget
+  (``private.budget``: target ε and δ, the zCDP total ρ, what is left).
+* ``T`` is the number of rounds, ``rng`` an explicit ``numpy.random.Generator`` for the
+  algorithm's own (post-processing) draws.
+
+It returns a :class:`Release`: the synthetic distribution (weights over its support), its answers,
+the trace of what was selected and measured. The privacy it spent is not the algorithm's to say:
+the harness writes the ledger's :class:`~pubpriv_core.privacy.ledger.Spend` into
+:attr:`Release.privacy` (:func:`pubpriv_core.harness.run_algorithm`).
 """
 from __future__ import annotations
 
@@ -13,36 +23,30 @@ from functools import cached_property
 
 import numpy as np
 
-from pubpriv_core.algorithms.multiplicative_weights import Candidates
-from pubpriv_core.data.domain import Dataset
-from pubpriv_core.queries import (DomainAnswerer, MarginalWorkload, SupportAnswerer, answer_dataset,
-                                  error_summary)
+from pubpriv_core.privacy.ledger import Spend
+from pubpriv_core.queries.engine import SupportAnswerer
+from pubpriv_core.queries.full_domain import DomainAnswerer
+from pubpriv_core.queries.errors import error_summary
+from pubpriv_core.queries.workload import MarginalWorkload
 
 
-@dataclass
-class ReleaseProblem:
-    """What a query-release run needs; the expensive parts are computed once and cached."""
+@dataclass(eq=False)
+class PublicProblem:
+    """What an algorithm may read freely; the answerers are built once and cached."""
 
-    private: Dataset
     workload: MarginalWorkload
-    public_support: np.ndarray | None = None   # (m', d) distinct public rows X̂
-    public_weights: np.ndarray | None = None   # A_0 on X̂ (sums to 1)
-    public_rows: int = 0                       # m, rows of the public dataset before dedup
+    n: int                                      # private rows (public under replace-one)
+    public_support: np.ndarray | None = None    # (m', d) distinct public rows X̂
+    public_weights: np.ndarray | None = None    # A_0 on X̂ (sums to 1)
+    public_rows: int = 0                        # m, rows of the public dataset before dedup
 
     def __post_init__(self):
-        if len(self.private) == 0:
-            raise ValueError("the private dataset is empty; check the dataset configuration")
         if self.public_support is not None and len(self.public_support) == 0:
             raise ValueError("the public source has no rows; use a larger public fraction")
 
     @property
-    def n(self) -> int:
-        return len(self.private)
-
-    @cached_property
-    def true_answers(self) -> np.ndarray:
-        """q(D̃) for every query of the workload."""
-        return answer_dataset(self.workload, self.private)
+    def domain(self):
+        return self.workload.domain
 
     @cached_property
     def public_answerer(self) -> SupportAnswerer:
@@ -55,16 +59,6 @@ class ReleaseProblem:
         """Answerer over the whole domain X (MWEM, reduction tree); callers check |X| first."""
         return DomainAnswerer(self.workload)
 
-    @cached_property
-    def public_candidates(self) -> Candidates:
-        """Selection candidates of PMW^Pub (present queries live, absent ones tied by value)."""
-        return Candidates(self.public_answerer, self.true_answers)
-
-    @cached_property
-    def domain_candidates(self) -> Candidates:
-        """Selection candidates of MWEM (every query is present on the full domain)."""
-        return Candidates(self.domain_answerer, self.true_answers)
-
     @property
     def support_size(self) -> int:
         return 0 if self.public_support is None else len(self.public_support)
@@ -72,20 +66,39 @@ class ReleaseProblem:
 
 @dataclass
 class Release:
-    """Output of one run: synthetic distribution, answers, trace and privacy spent."""
+    """Output of one run: synthetic distribution, answers, trace; the privacy spent is the
+    harness's (:attr:`privacy`)."""
 
     algo: str
     weights: np.ndarray | None        # output distribution over ``support`` (paper: average);
     #                                   None for a graphical model: trace["model"] (AIM, MST, …)
     answers: np.ndarray               # q(A) for every query, for ``weights``
-    rho: float                        # zCDP spent (0 for non-private baselines)
-    eps: float                        # ε spent at ``delta`` (0 for non-private baselines)
-    delta: float
     support: np.ndarray | None = None  # rows the weights live on (None: the full domain, C order)
     last_answers: np.ndarray | None = None   # answers of the last iterate, where there is one
     trace: dict = field(default_factory=dict)
     runtime_s: float = 0.0
     iterations: int = 0
+    privacy: Spend | None = None      # the harness's ledger, set after the run
+
+    @property
+    def rho(self) -> float:
+        """zCDP ρ spent, from the harness's ledger."""
+        return self._spend().rho
+
+    @property
+    def eps(self) -> float:
+        """ε spent at :attr:`delta`, from the harness's ledger."""
+        return self._spend().eps
+
+    @property
+    def delta(self) -> float:
+        return self._spend().delta
+
+    def _spend(self) -> Spend:
+        if self.privacy is None:
+            raise ValueError(f"release of {self.algo} has no ledger: run it through "
+                             "pubpriv_core.harness.run_algorithm")
+        return self.privacy
 
     @property
     def per_iter_s(self) -> float:

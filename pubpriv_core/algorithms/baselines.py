@@ -9,22 +9,22 @@ import time
 
 import numpy as np
 
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
+from pubpriv_core.privacy.private_data import PrivateData
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int) -> None:
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int) -> None:
     """The input check of :func:`run_public_only`: a public source exists."""
     if problem.public_support is None:
         raise ValueError("public_only needs a public source; set public=... in the config")
 
 
-def run_public_only(problem: ReleaseProblem, eps: float, delta: float, T: int,
+def run_public_only(problem: PublicProblem, private: PrivateData, *, T: int,
                     rng: np.random.Generator) -> Release:
-    """Release A_0 unchanged; ``eps``, ``T`` and ``rng`` are ignored (no privacy is spent)."""
+    """Release A_0 unchanged; ``private``, ``T`` and ``rng`` are not used (nothing is spent)."""
     start = time.perf_counter()
     weights = problem.public_weights
     answerer = problem.public_answerer
     answers = answerer.expand(answerer.answer(weights))
-    return Release("public_only", weights=weights, answers=answers, rho=0.0, eps=0.0,
-                   delta=delta, support=problem.public_support,
-                   runtime_s=time.perf_counter() - start)
+    return Release("public_only", weights=weights, answers=answers,
+                   support=problem.public_support, runtime_s=time.perf_counter() - start)

@@ -24,14 +24,14 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from pubpriv_core import privacy
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.mixture_lp import (OPERATOR_JOIN_NONZEROS, TOL,  # noqa: F401
                                                 LPTimeLimitError, MixtureSolution,
                                                 constraint_generation, plain_lp)
 from pubpriv_core.algorithms.mixture_operator import SupportIncidence
 from pubpriv_core.algorithms.multiplicative_weights import MWState
-from pubpriv_core.queries import SupportAnswerer
+from pubpriv_core.privacy.private_data import PrivateData
+from pubpriv_core.queries.engine import SupportAnswerer
 
 METHODS = ("lp", "mw", "both")
 DEFAULT_LP_MAX_NONZEROS = 50_000_000
@@ -118,15 +118,7 @@ def best_mixture_mw(answerer: SupportAnswerer, true_answers: np.ndarray,
     return best_error, best_weights
 
 
-def dp_best_mixture_error(problem: ReleaseProblem, eps_f: float,
-                          rng: np.random.Generator) -> float:
-    """ε_f-DP release f + Laplace(1/(n·ε_f)) of the exact f (Lemma 4.2: sensitivity 1/n)."""
-    value = best_mixture_exact(problem.public_answerer, problem.true_answers,
-                               problem.public_weights).value
-    return float(privacy.laplace_mechanism(value, 1.0 / (problem.n * eps_f), rng))
-
-
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, method: str = "both",
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, method: str = "both",
           mw_iters: int = 100, lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> None:
     """The input checks of :func:`run_best_mixture`, without solving: the method and a public
     source."""
@@ -141,13 +133,14 @@ def _check_method(method: str) -> None:
                          f"{', '.join(METHODS)}")
 
 
-def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_best_mixture(problem: PublicProblem, private: PrivateData, *, T: int,
                      rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
                      lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
     """Non-private reference: the best reweighting of X̂ (LP optimum, else the best found).
 
-    ``eps``, ``T`` and ``rng`` are ignored; ρ = 0 because nothing is released about D̃ beyond a
-    reference line. The trace carries ``lp_value`` (certified to 1e-9; NaN when the LP was not
+    It reads the exact private answers through the handle's escape hatch (a declared reference
+    line: its record says ``non-private reference``, and it spends ρ = 0); ``T`` and ``rng``
+    are not used. The trace carries ``lp_value`` (certified to 1e-9; NaN when the LP was not
     run or not certified within ``lp_time_limit``), ``lp_lower``, the constraint generation's
     ``lp_rounds``, ``lp_working_cells``, ``lp_active_cells``, ``lp_seconds`` and ``lp_stopped``
     (what ended an uncertified LP: "time limit" or HiGHS's failure; "" if certified), ``mw_value``
@@ -159,14 +152,15 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
     _check_method(method)
     start = time.perf_counter()
     answerer = problem.public_answerer
+    true_answers = private.unverified("the non-private best mixture reference").true_answers
     trace = {"lp_value": float("nan"), "mw_value": float("nan"), "method": method}
-    lower, upper, weights = _split(answerer, problem.true_answers)[1], np.inf, None
+    lower, upper, weights = _split(answerer, true_answers)[1], np.inf, None
     if method in ("mw", "both"):
-        trace["mw_value"], weights = best_mixture_mw(answerer, problem.true_answers,
+        trace["mw_value"], weights = best_mixture_mw(answerer, true_answers,
                                                      problem.public_weights, mw_iters)
         upper = trace["mw_value"]
     if method in ("lp", "both"):
-        solution = best_mixture_exact(answerer, problem.true_answers, problem.public_weights,
+        solution = best_mixture_exact(answerer, true_answers, problem.public_weights,
                                       lp_time_limit, on_time_limit="interval")
         trace.update(_lp_trace(solution))
         lower = max(lower, solution.lower)
@@ -175,8 +169,8 @@ def run_best_mixture(problem: ReleaseProblem, *, eps: float, delta: float, T: in
     trace.update({"mixture_lower": lower, "mixture_upper": upper,
                   "mixture_certified": bool(upper - lower <= TOL)})
     return Release("best_mixture", weights=weights,
-                   answers=answerer.expand(answerer.answer(weights)), rho=0.0,
-                   eps=0.0, delta=delta, support=problem.public_support, trace=trace,
+                   answers=answerer.expand(answerer.answer(weights)),
+                   support=problem.public_support, trace=trace,
                    runtime_s=time.perf_counter() - start)
 
 

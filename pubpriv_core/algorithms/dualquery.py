@@ -33,13 +33,13 @@ import time
 
 import numpy as np
 
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.best_response import BestResponse, net_cell_weights
 from pubpriv_core.algorithms.budget_checks import target_rho
-from pubpriv_core.privacy import (ZCDPBudget, advanced_composition, bounded_range_zcdp,
-                                  eps_from_rho, rho_from_eps)
-from pubpriv_core.privacy._checks import count, generator, positive, probability
-from pubpriv_core.queries import answer_records
+from pubpriv_core.privacy.accounting import advanced_composition, eps_from_rho, rho_from_eps
+from pubpriv_core.privacy._checks import count, positive, probability
+from pubpriv_core.privacy.private_data import PrivateData
+from pubpriv_core.queries.engine import answer_records
 
 
 def _check_parameters(eta: float, samples: int, n: int, delta: float) -> tuple:
@@ -112,34 +112,30 @@ def calibrate_rounds(eps: float, delta: float, n: int, eta: float, samples: int,
 
 
 class QueryPlayer:
-    """Multiplicative weights over Q ∪ ¬Q in log space (Gaboardi et al. 2014, §3).
+    """Multiplicative weights over Q ∪ ¬Q (Gaboardi et al. 2014, §3), its draws made by the
+    private data's handle.
 
     log Q_t(q) = η·((t−1)·q(D̃) − c_q) + const, with c_q the number of past records x_i in cell q;
     the negation has (1 − q(D̃)) − (1 − q(x_i)) = −(q(D̃) − q(x_i)), so log Q_t(¬q) = −log Q_t(q)
-    up to the same constant. Integer counts keep the log-weights exact.
+    up to the same constant. The player keeps the counts c_q (public: they count released
+    records); the handle computes the log-weights and draws
+    (:meth:`~pubpriv_core.privacy.private_data.PrivateData.dual_queries`). Integer counts keep
+    the log-weights exact.
     """
 
-    def __init__(self, true_answers: np.ndarray, eta: float):
-        self.true_answers = np.asarray(true_answers, dtype=float)
+    def __init__(self, private: PrivateData, num_queries: int, eta: float):
+        self.private = private
         self.eta = eta
-        self.counts = np.zeros(self.true_answers.size, dtype=np.int64)
+        self.counts = np.zeros(num_queries, dtype=np.int64)
         self.rounds = 0
 
     @property
     def num_queries(self) -> int:
-        return self.true_answers.size
+        return self.counts.size
 
-    def log_weights(self) -> np.ndarray:
-        """η·Σ_{i<t}(q(D̃) − q(x_i)) for every q ∈ Q (¬q has the negation)."""
-        return self.eta * (self.rounds * self.true_answers - self.counts)
-
-    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, size: int) -> np.ndarray:
         """``size`` i.i.d. ids from Q_t; id q < |Q| is cell q, id |Q| + q is its negation."""
-        logw = self.log_weights()
-        shift = np.abs(logw).max()
-        cdf = np.cumsum(np.concatenate([np.exp(logw - shift), np.exp(-logw - shift)]))
-        picks = np.searchsorted(cdf, rng.random(size) * cdf[-1], side="right")
-        return np.minimum(picks, cdf.size - 1)
+        return self.private.dual_queries(self.counts, self.rounds, self.eta, size)
 
     def update(self, record_cells: np.ndarray) -> None:
         """Play x_t: every cell holding x_t (one per marginal) gets q(x_t) = 1."""
@@ -147,7 +143,13 @@ class QueryPlayer:
         self.rounds += 1
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, eta: float = 2.0,
+def privacy_terms(options: dict) -> tuple[str, str]:
+    """The ledger DualQuery needs: advanced composition of its pure-DP draws (the paper's
+    calibration) or zCDP (``accounting="zcdp"``), over replace-one neighbours."""
+    return options.get("accounting", "advanced"), "replace_one"
+
+
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, eta: float = 2.0,
           samples: int = 200, max_T: int | None = None, accounting: str = "advanced") -> None:
     """The input checks of :func:`run_dualquery`, without running: ρ(ε, δ) under zCDP
     accounting, and the calibration leaving at least two rounds within ``max_T``."""
@@ -157,48 +159,35 @@ def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, eta: flo
     _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, n={problem.n}")
 
 
-def run_dualquery(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_dualquery(problem: PublicProblem, private: PrivateData, *, T: int,
                   rng: np.random.Generator, eta: float = 2.0, samples: int = 200,
                   max_T: int | None = None, accounting: str = "advanced") -> Release:
-    """DualQuery at target (``eps``, ``delta``); returns the T records as a uniform multiset.
+    """DualQuery at the private data's target (ε, δ); returns the T records as a uniform
+    multiset.
 
     The number of rounds is calibrate_rounds(eps, delta, n, eta, samples, accounting), capped by
     ``max_T``; the harness's ``T`` is not used (DualQuery's round count is set by its privacy
-    calibration). With ``accounting="zcdp"`` the reported ρ and ε are those of the ledger.
+    calibration). The draws are charged by the handle to the harness's ledger, whose
+    accounting is ``accounting`` (:func:`privacy_terms`).
     """
-    generator(rng)
-    calibrated = calibrate_rounds(eps, delta, problem.n, eta, samples, accounting)
+    eps, delta, n = private.budget.eps, private.budget.delta, problem.n
+    calibrated = calibrate_rounds(eps, delta, n, eta, samples, accounting)
     rounds = _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, "
-                                               f"n={problem.n}")
-    player, oracle = QueryPlayer(problem.true_answers, eta), BestResponse(problem.workload)
+                                               f"n={n}")
+    player = QueryPlayer(private, problem.workload.num_queries, eta)
+    oracle = BestResponse(problem.workload)
     start = time.perf_counter()
     records, round_s, oracle_s = _play(player, oracle, samples, rounds, rng)
     weights = np.full(rounds, 1.0 / rounds)
     answers = answer_records(problem.workload, records, weights)
     runtime = time.perf_counter() - start
-    rho = dualquery_rho(eta, samples, rounds, problem.n)
+    rho = dualquery_rho(eta, samples, rounds, n)
     trace = {"rounds": rounds, "calibrated_rounds": calibrated, "eta": eta, "samples": samples,
              "round_s": round_s, "oracle_s": oracle_s, "eps_zcdp": eps_from_rho(rho, delta),
-             "rho_max_step": samples * (rounds - 1) * (2 * eta * (rounds - 1) / problem.n) ** 2 / 2,
+             "rho_max_step": samples * (rounds - 1) * (2 * eta * (rounds - 1) / n) ** 2 / 2,
              "distinct_records": len(np.unique(records, axis=0)), "accounting": accounting}
-    spent = dualquery_epsilon(eta, samples, rounds, problem.n, delta)
-    if accounting == "zcdp":
-        ledger = bounded_range_ledger(eps, delta, eta, samples, rounds, problem.n)
-        rho, spent = ledger.spent, ledger.eps(delta)
-        trace["ledger"] = list(ledger.ledger)
-    return Release("dualquery", weights=weights, answers=answers, rho=rho, eps=spent,
-                   delta=delta, support=records, trace=trace, runtime_s=runtime,
-                   iterations=rounds)
-
-
-def bounded_range_ledger(eps: float, delta: float, eta: float, samples: int, rounds: int,
-                         n: int) -> ZCDPBudget:
-    """The budget rho_from_eps(ε, δ) charged s·ε_t²/8 for each round t = 2..T (ε_t = 2η(t−1)/n);
-    raises :class:`~pubpriv_core.privacy.BudgetExceededError` if the rounds do not fit."""
-    ledger = ZCDPBudget.from_eps_delta(eps, delta)
-    for t in range(2, rounds + 1):
-        ledger.charge(samples * bounded_range_zcdp(2.0 * eta * (t - 1) / n), f"round {t}")
-    return ledger
+    return Release("dualquery", weights=weights, answers=answers, support=records, trace=trace,
+                   runtime_s=runtime, iterations=rounds)
 
 
 def _capped_rounds(calibrated: int, max_T: int | None, setting: str) -> int:
@@ -222,7 +211,7 @@ def _play(player: QueryPlayer, oracle: BestResponse, samples: int, rounds: int,
     round_s, oracle_s = np.empty(rounds), np.empty(rounds)
     for t in range(rounds):
         tick = time.perf_counter()
-        cells, weights = net_cell_weights(player.sample(samples, rng), player.num_queries)
+        cells, weights = net_cell_weights(player.sample(samples), player.num_queries)
         solve = time.perf_counter()
         records[t] = oracle.solve(cells, weights, rng)
         oracle_s[t] = time.perf_counter() - solve

@@ -46,12 +46,13 @@ import numpy as np
 from pubpriv_core.algorithms import generators, product_kernels
 from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
                                                              run_rounds)
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.mixture_fit import Fitter, cosine, tree_ema
 from pubpriv_core.algorithms.pretrained_store import PretrainedStore
 from pubpriv_core.algorithms.product_kernels import ProductPlan
 from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
 from pubpriv_core.algorithms.shared_cache import shared_folder
+from pubpriv_core.privacy.private_data import PrivateData
 
 #: end of the cosine annealing of the learning rate within a round
 INNER_ETA_MIN = 1e-8
@@ -150,7 +151,7 @@ class SampledLoss:
 class GeneratorModel:
     """GEM's distribution and its per-round update (see the module docstring)."""
 
-    def __init__(self, problem: ReleaseProblem, opts: GEMOptions, T: int, params, z):
+    def __init__(self, problem: PublicProblem, opts: GEMOptions, T: int, params, z):
         self.problem, self.opts, self.T = problem, opts, T
         self.params, self.z = params, z
         self.fitter = _fitter(tuple(problem.workload.domain.shape))
@@ -212,19 +213,19 @@ def _fitter(shape: tuple[int, ...]) -> Fitter:
         generators.generator_logits(params, z), segments, count))
 
 
-def _initial(problem: ReleaseProblem, opts: GEMOptions, key):
+def _initial(problem: PublicProblem, opts: GEMOptions, key):
     shape = problem.workload.domain.shape
     return generators.init_generator(key, opts.K, opts.embedding, opts.hidden, int(sum(shape)))
 
 
-def check_gem(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+def check_gem(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_gem`, without running: options and the rounds' budget
     (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
     opts = parse_options(GEMOptions, options)
     check_adaptive("gem", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
 
 
-def check_gem_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def check_gem_pub(problem: PublicProblem, *, eps: float, delta: float, T: int,
                   **options) -> None:
     """The input checks of :func:`run_gem_pub`, without running: options, a public source and
     the rounds' budget."""
@@ -234,14 +235,14 @@ def check_gem_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     check_adaptive("gem_pub", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
 
 
-def run_gem(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_gem(problem: PublicProblem, private: PrivateData, *, T: int,
             rng: np.random.Generator, **options) -> Release:
-    """GEM with target (ε, δ) over T rounds; the generator starts from the run's generator."""
+    """GEM spending the private data's budget over T rounds; the generator starts from the
+    run's generator."""
     opts = parse_options(GEMOptions, options)
     params, z = _initial(problem, opts, generators.jax_key(rng))
     model = GeneratorModel(problem, opts, T, params, z)
-    return run_rounds("gem", problem, model, eps=eps, delta=delta, T=T, rng=rng,
-                      alpha=opts.alpha)
+    return run_rounds("gem", problem, private, model, T=T, alpha=opts.alpha)
 
 
 # ----------------------------------------------------------------------------- GEM^Pub
@@ -249,7 +250,7 @@ _PRETRAINED: OrderedDict[str, tuple] = OrderedDict()
 _PRETRAINED_KEEP = 8
 
 
-def _fingerprint(problem: ReleaseProblem, opts: GEMOptions) -> str:
+def _fingerprint(problem: PublicProblem, opts: GEMOptions) -> str:
     digest = hashlib.sha256()
     for array in (problem.public_support, problem.public_weights):
         digest.update(np.ascontiguousarray(array).tobytes())
@@ -260,7 +261,7 @@ def _fingerprint(problem: ReleaseProblem, opts: GEMOptions) -> str:
     return digest.hexdigest()
 
 
-def pretrain(problem: ReleaseProblem, opts: GEMOptions) -> tuple:
+def pretrain(problem: PublicProblem, opts: GEMOptions) -> tuple:
     """(params, z, info) of the generator fitted to the public answers (no privacy cost); kept
     in this process and, where a shared folder is set (:mod:`.shared_cache`), on disk for the
     other processes."""
@@ -278,7 +279,7 @@ def pretrain(problem: ReleaseProblem, opts: GEMOptions) -> tuple:
     return out
 
 
-def _fit_public(problem: ReleaseProblem, opts: GEMOptions, params, z,
+def _fit_public(problem: PublicProblem, opts: GEMOptions, params, z,
                 rng: np.random.Generator) -> tuple:
     """(params, info): the pre-training of the module docstring from the initial ``params``."""
     start = time.perf_counter()
@@ -303,7 +304,7 @@ def _fit_public(problem: ReleaseProblem, opts: GEMOptions, params, z,
                      "pretrain_s": time.perf_counter() - start}
 
 
-def run_gem_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_gem_pub(problem: PublicProblem, private: PrivateData, *, T: int,
                 rng: np.random.Generator, **options) -> Release:
     """GEM^Pub: GEM from the generator pre-trained on the public data."""
     opts = parse_options(GEMOptions, options)
@@ -311,5 +312,5 @@ def run_gem_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
         raise ValueError("gem_pub needs a public source; set public=... in the config")
     params, z, info = pretrain(problem, opts)
     model = GeneratorModel(problem, opts, T, params, z)
-    return run_rounds("gem_pub", problem, model, eps=eps, delta=delta, T=T, rng=rng,
-                      alpha=opts.alpha, trace=dict(info))
+    return run_rounds("gem_pub", problem, private, model, T=T, alpha=opts.alpha,
+                      trace=dict(info))

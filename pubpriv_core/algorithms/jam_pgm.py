@@ -35,13 +35,13 @@ import time
 import numpy as np
 
 from pubpriv_core.algorithms import junction_size, pgm
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
-from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, MarginalData, MeasurementSet,
-                                                    Mechanisms, check_fraction,
-                                                    check_model_size, check_positive_int,
-                                                    expected_noise_l1, parse_options, release)
-from pubpriv_core.privacy import rho_from_eps
+from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, MeasurementSet, PublicMarginals,
+                                                    check_fraction, check_model_size,
+                                                    check_positive_int, expected_noise_l1,
+                                                    parse_options, release)
+from pubpriv_core.privacy.private_data import CliqueScore, PrivateData
 
 PUBLIC_SCORE_SENSITIVITY = 2 * MARGINAL_L1
 
@@ -59,7 +59,7 @@ class JAMOptions:
     estimator: str = "auto"        # Private-PGM: joint table, NumPy junction tree or mbi
 
     @classmethod
-    def from_config(cls, problem: ReleaseProblem, options: dict) -> "JAMOptions":
+    def from_config(cls, problem: PublicProblem, options: dict) -> "JAMOptions":
         """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
         opts = parse_options(cls, options)
         opts.check()
@@ -82,7 +82,7 @@ def round_scales(rho_t: float, alpha: float) -> tuple[float, float]:
     return math.sqrt(8.0 * alpha * rho_t), 1.0 / math.sqrt((1.0 - alpha) * rho_t)
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_jam_pgm`, without running: the options, a public source,
     ρ(ε, δ), the first round's ε_t, σ_t and charges as positive finite numbers, and a candidate
     within the first round's size limit MAX-SIZE/T."""
@@ -94,8 +94,8 @@ def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **option
         "selection charge": eps_t ** 2 / 8, "measurement charge": 1.0 / sigma_t ** 2})
     limit_mb = opts.max_model_size / opts.rounds
     candidates = pgm.downward_closure(pgm.workload_cliques(problem.workload),
-                                      problem.private.domain)
-    if not junction_size.within_limit(pgm.to_mbi(problem.private.domain), [], candidates,
+                                      problem.domain)
+    if not junction_size.within_limit(pgm.to_mbi(problem.domain), [], candidates,
                                       limit_mb).any():
         raise _no_candidate(opts, limit_mb)
 
@@ -107,18 +107,15 @@ def _no_candidate(opts: JAMOptions, limit_mb: float) -> ValueError:
 
 
 class JAMRun:
-    """The state of one JAM-PGM run."""
+    """The state of one JAM-PGM run; the private data's handle charges the harness's ledger."""
 
-    def __init__(self, problem: ReleaseProblem, rho: float, rng: np.random.Generator,
-                 opts: JAMOptions):
-        self.problem, self.opts, self.rho = problem, opts, rho
-        self.domain = pgm.to_mbi(problem.private.domain)
-        self.data = MarginalData(problem)
-        self.mechanisms = Mechanisms(rho, rng)
+    def __init__(self, problem: PublicProblem, private: PrivateData, opts: JAMOptions):
+        self.problem, self.private, self.opts = problem, private, opts
+        self.rho = private.budget.rho_total
+        self.domain = pgm.to_mbi(problem.domain)
+        self.public = PublicMarginals(problem)
         self.candidates = pgm.downward_closure(pgm.workload_cliques(problem.workload),
-                                               problem.private.domain)
-        self.public_error = {r: np.abs(self.data.private(r) - self.data.public(r)).sum()
-                             for r in self.candidates}
+                                               problem.domain)
         self.measurements = MeasurementSet()
         self.model = None
         self.picks: list[tuple[pgm.Clique, str]] = []
@@ -135,33 +132,33 @@ class JAMRun:
         self.candidates = [r for r, ok in zip(self.candidates, keep) if ok]
         return self.candidates
 
-    def scores(self, eligible: list[pgm.Clique], sigma: float) -> np.ndarray:
-        """[s(r, private) for r] + [s(r, public) for r]."""
-        if self.model is None:
-            improvement = np.zeros(len(eligible))
-        else:
-            marginals = pgm.ModelMarginals(self.model)
-            improvement = np.array([np.abs(self.data.private(r) - marginals(r)).sum()
-                                    for r in eligible])
-        private = [expected_noise_l1(sigma, self.data.cells(r)) for r in eligible]
-        public = [self.public_error[r] for r in eligible]
-        return np.concatenate([improvement - private, improvement - public])
+    def joint_candidates(self, eligible: list[pgm.Clique], sigma: float) -> list[CliqueScore]:
+        """[s(r, private) for r] + [s(r, public) for r]: ‖M_r(D) − M_r(p̂)‖₁ − e_r^m, the
+        model term left out before the first fit (module docstring)."""
+        model = [] if self.model is None else [pgm.ModelMarginals(self.model)]
+        improvement = {r: tuple((1.0, marginals(r)) for marginals in model) for r in eligible}
+        private = [CliqueScore(r, improvement[r],
+                               -expected_noise_l1(sigma, self.problem.domain.size(r)))
+                   for r in eligible]
+        public = [CliqueScore(r, improvement[r] + ((-1.0, self.public(r)),)) for r in eligible]
+        return private + public
 
     def step(self, t: int) -> None:
         """Round t: budget, joint selection, measurement or public proxy, refit."""
-        spent = self.mechanisms.budget.spent
+        spent = self.private.budget.spent
         rho_t = (self.rho - spent) / (self.opts.rounds - t)
         eps, sigma = round_scales(rho_t, self.opts.alpha)
         eligible = self.eligible((spent + rho_t) / self.rho * self.opts.max_model_size)
-        pick = self.mechanisms.select(self.scores(eligible, sigma), eps,
-                                      PUBLIC_SCORE_SENSITIVITY, f"round {t + 1}")
+        pick = self.private.select_clique(self.joint_candidates(eligible, sigma), eps,
+                                          f"round {t + 1}",
+                                          sensitivity=PUBLIC_SCORE_SENSITIVITY)
         clique = eligible[pick % len(eligible)]
         if pick < len(eligible):
-            self.measurements.add(clique, self.mechanisms.measure(
-                self.data.private(clique), sigma, str(clique)), 1.0)
+            self.measurements.add(clique, self.private.gaussian_clique(clique, sigma,
+                                                                       str(clique)), 1.0)
             self.picks.append((clique, "private"))
         else:
-            self.measurements.add(clique, self.data.public(clique), 1.0)
+            self.measurements.add(clique, self.public(clique), 1.0)
             self.picks.append((clique, "public"))
         self.fit(self.opts.iters)
 
@@ -171,18 +168,17 @@ class JAMRun:
                              estimator=self.opts.estimator)
 
 
-def run_jam_pgm(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_jam_pgm(problem: PublicProblem, private: PrivateData, *, T: int,
                 rng: np.random.Generator, **options) -> Release:
-    """JAM-PGM at target (ε, δ) (ρ by the CKS conversion); ``T`` is unused (``rounds`` is
+    """JAM-PGM spending the private data's budget ρ(ε, δ); ``T`` is unused (``rounds`` is
     JAM-PGM's own round count)."""
     start = time.perf_counter()
     opts = JAMOptions.from_config(problem, options)
-    run = JAMRun(problem, rho_from_eps(eps, delta), rng, opts)
+    run = JAMRun(problem, private, opts)
     for t in range(opts.rounds):
         run.step(t)
     run.fit(opts.final_iters)
     kinds = [kind for _, kind in run.picks]
     trace = {"public_picks": kinds.count("public"), "private_picks": kinds.count("private"),
              "selected": [f"{','.join(c)}:{kind}" for c, kind in run.picks]}
-    return release("jam_pgm", problem, run.model, run.mechanisms, delta, start, opts.rounds,
-                   trace)
+    return release("jam_pgm", problem, run.model, start, opts.rounds, trace)

@@ -25,12 +25,11 @@ import time
 import numpy as np
 
 from pubpriv_core.algorithms import pgm
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
-from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, REPLACE_ONE, MarginalData,
-                                                    MeasurementSet, Mechanisms,
-                                                    check_positive_int, parse_options, release)
-from pubpriv_core.privacy import rho_from_eps
+from pubpriv_core.algorithms.select_measure import (MeasurementSet, check_positive_int,
+                                                    parse_options, release)
+from pubpriv_core.privacy.private_data import REPLACE_ONE, CliqueScore, PrivateData
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,13 +41,13 @@ class MSTOptions:
     estimator: str = "auto"    # Private-PGM: joint table, NumPy junction tree or mbi
 
     @classmethod
-    def from_config(cls, problem: ReleaseProblem, options: dict) -> "MSTOptions":
+    def from_config(cls, problem: PublicProblem, options: dict) -> "MSTOptions":
         """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
         opts = parse_options(cls, options)
         check_positive_int("iters", opts.iters, allow_none=False)
         check_positive_int("final_iters", opts.final_iters, allow_none=False)
         pgm.check_estimator(opts.estimator)
-        d = len(problem.private.domain)
+        d = len(problem.domain)
         if d < 2:
             raise ValueError(f"MST needs at least 2 attributes, the dataset has {d}; "
                              "use algo=aim")
@@ -62,12 +61,12 @@ def budget_scales(rho: float, d: int) -> tuple[float, float, float]:
             math.sqrt(3 * (d - 1) / rho))
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_mst`, without running: the options, d ≥ 2, ρ(ε, δ), and
     every step's scale and charge as positive finite numbers."""
     MSTOptions.from_config(problem, options)
     sigma1, edge_eps, sigma2 = budget_scales(target_rho(eps, delta),
-                                             len(problem.private.domain))
+                                             len(problem.domain))
     l2 = REPLACE_ONE.marginal_l2
     check_steps(f"MST at eps={eps:g}", **{
         "one-way sigma": sigma1, "edge eps": edge_eps, "pair sigma": sigma2,
@@ -75,46 +74,44 @@ def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **option
         "pair charge": l2 ** 2 / (2 * sigma2 ** 2)})
 
 
-def spanning_tree(data: MarginalData, model, attributes: tuple[str, ...], eps: float,
-                  mechanisms: Mechanisms) -> list[pgm.Clique]:
+def spanning_tree(private: PrivateData, model, attributes: tuple[str, ...],
+                  eps: float) -> list[pgm.Clique]:
     """Kruskal with private picks: d − 1 exponential-mechanism selections over the pairs that
-    join two components, scored by ‖M_ab(D) − M_ab(p̂)‖₁."""
+    join two components, scored by ‖M_ab(D) − M_ab(p̂)‖₁ (sensitivity 2) by the handle."""
     marginals = pgm.ModelMarginals(model)
     pairs = list(itertools.combinations(attributes, 2))
-    weight = {p: np.abs(data.private(p) - marginals(p)).sum() for p in pairs}
+    estimate = {p: marginals(p) for p in pairs}
     component = {a: a for a in attributes}
     tree: list[pgm.Clique] = []
     for step in range(len(attributes) - 1):
         joining = [p for p in pairs if component[p[0]] != component[p[1]]]
-        scores = np.array([weight[p] for p in joining])
-        a, b = joining[mechanisms.select(scores, eps, MARGINAL_L1, f"edge {step + 1}")]
+        scored = [CliqueScore(p, ((1.0, estimate[p]),)) for p in joining]
+        a, b = joining[private.select_clique(scored, eps, f"edge {step + 1}")]
         old, new = component[b], component[a]
         component = {x: new if c == old else c for x, c in component.items()}
         tree.append((a, b))
     return tree
 
 
-def run_mst(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_mst(problem: PublicProblem, private: PrivateData, *, T: int,
             rng: np.random.Generator, **options) -> Release:
-    """MST at target (ε, δ) (ρ by the CKS conversion); ``T`` is unused (d − 1 tree edges)."""
+    """MST spending the private data's budget ρ(ε, δ); ``T`` is unused (d − 1 tree edges)."""
     start = time.perf_counter()
     opts = MSTOptions.from_config(problem, options)
-    attributes = problem.private.domain.attributes
+    attributes = problem.domain.attributes
     d = len(attributes)
-    rho = rho_from_eps(eps, delta)
-    domain, data, mechanisms = pgm.to_mbi(problem.private.domain), MarginalData(problem), \
-        Mechanisms(rho, rng)
+    domain = pgm.to_mbi(problem.domain)
     measurements = MeasurementSet()
-    sigma1, edge_eps, sigma2 = budget_scales(rho, d)
+    sigma1, edge_eps, sigma2 = budget_scales(private.budget.rho_total, d)
     for a in attributes:
-        measurements.add((a,), mechanisms.measure(data.private((a,)), sigma1, a), sigma1)
+        measurements.add((a,), private.gaussian_clique((a,), sigma1, a), sigma1)
     model = pgm.fit(domain, measurements.measurements(), problem.n, opts.iters,
                     estimator=opts.estimator)
-    tree = spanning_tree(data, model, attributes, edge_eps, mechanisms)
+    tree = spanning_tree(private, model, attributes, edge_eps)
     for pair in tree:
-        measurements.add(pair, mechanisms.measure(data.private(pair), sigma2, str(pair)), sigma2)
+        measurements.add(pair, private.gaussian_clique(pair, sigma2, str(pair)), sigma2)
     model = pgm.fit(domain, measurements.measurements(), problem.n, opts.final_iters,
                     warm_start=model, estimator=opts.estimator)
     trace = {"selected": [",".join(p) for p in tree], "sigma_one_way": sigma1,
              "sigma_two_way": sigma2}
-    return release("mst", problem, model, mechanisms, delta, start, d - 1, trace)
+    return release("mst", problem, model, start, d - 1, trace)

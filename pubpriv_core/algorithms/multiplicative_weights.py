@@ -33,7 +33,8 @@ import numpy as np
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import mw_kernels
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
-from pubpriv_core.queries import SupportAnswerer
+from pubpriv_core.privacy.private_data import PrivateData
+from pubpriv_core.queries.engine import SupportAnswerer
 
 SELECTIONS = ("permute_and_flip", "exponential", "exponential_bounded_range")
 MEASUREMENTS = ("gaussian", "laplace")
@@ -71,7 +72,6 @@ class MWState:
             self._hi = np.full(answerer.num_queries, -1, dtype=np.int64)
         self._touched_bound = 0      # Σ |rows| updated since the last sync (≥ touched rows)
         self._syncs = 0
-        self._scores: np.ndarray | None = None
 
     def answers(self) -> np.ndarray:
         """q(A) for every query."""
@@ -84,13 +84,10 @@ class MWState:
         self._sync()
         return mw_kernels.far_measurements(self.y, self.Z, queries, measured, threshold)
 
-    def scores(self, targets: np.ndarray) -> np.ndarray:
-        """|q(A) − targets[q]| for every query, in a buffer reused by the next call."""
+    def unnormalised(self) -> tuple[np.ndarray, float]:
+        """(y, Z): the unnormalised answers of the present queries and the total, up to date."""
         self._sync()
-        if self._scores is None:
-            self._scores = np.empty_like(self.y)
-        mw_kernels.answer_gaps(self.y, self.Z, targets, self._scores)
-        return self._scores
+        return self.y, self.Z
 
     def answer(self, q: int) -> float:
         return float(self._grids[0][self.selector(q)].sum() / self.Z)
@@ -218,64 +215,30 @@ def check_budget(eps: float, delta: float, T: int) -> None:
         raise ValueError(f"T must be an integer >= 1, got {T}; set the number of rounds T")
 
 
-class Candidates:
-    """Every query of the workload as a selection candidate, split for speed.
+def select(state: MWState, answerer: SupportAnswerer, eps0: float, options: MWOptions,
+           private: PrivateData) -> tuple[int, int | None]:
+    """ε0-DP selection of a query with high |q(A) − q(D̃)| (sensitivity 1/n), by the private
+    data's handle, which charges ε0²/2 (:meth:`~pubpriv_core.privacy.private_data.PrivateData.select_query`).
 
-    Present queries (some support row satisfies them) have live scores |q(A) − q(D̃)|. An absent
-    query answers 0 on every A over X̂, so its score is the constant q(D̃); absent queries are kept
-    as groups of equal score (value, count) — typically a few dozen groups for ~10^5 queries, since
-    q(D̃) is a count over n — which the selection mechanisms treat exactly as that many tied
-    candidates (a selected one is uniform within its group).
-    """
-
-    def __init__(self, answerer: SupportAnswerer, true_answers: np.ndarray):
-        total = true_answers.size
-        self.present = np.arange(total) if answerer.queries is None else answerer.queries
-        self.true_present = true_answers[self.present]
-        absent = np.ones(total, dtype=bool)
-        absent[self.present] = False
-        absent = np.flatnonzero(absent)
-        values, group, counts = np.unique(true_answers[absent], return_inverse=True,
-                                          return_counts=True)
-        self.tie_values, self.tie_counts = values, counts
-        self.tie_members = absent[np.argsort(group, kind="stable")]
-
-    def to_global(self, index: int) -> tuple[int, int | None]:
-        """(global query id, own index in the answerer or None) of candidate ``index``."""
-        if index < self.present.size:
-            return int(self.present[index]), index
-        return int(self.tie_members[index - self.present.size]), None
-
-
-def select(scores: np.ndarray, candidates: Candidates, eps0: float, n: int,
-           options: MWOptions, budget: privacy.ZCDPBudget, rng: np.random.Generator) -> int:
-    """ε0-DP selection of a query with high score (sensitivity 1/n); charges ε0²/2 to ``budget``.
-
-    ``scores`` are the present candidates' scores; the absent groups are passed as ties.
     ``exponential_bounded_range`` (labelled option, off by default) uses that the exponential
-    mechanism at parameter ε is ε²/8-zCDP (Cesar & Rogers 2021), so it runs at 2·ε0 for the same ρ.
+    mechanism at parameter ε is ε²/8-zCDP (Cesar & Rogers 2021), so it runs at 2·ε0 for the
+    same ρ. Returns (global query id, own index in ``answerer`` or None for an absent query).
     """
-    budget.charge(privacy.pure_dp_zcdp(eps0), "select")
-    ties = (candidates.tie_values, candidates.tie_counts)
-    if options.selection == "permute_and_flip":
-        return privacy.permute_and_flip(scores, eps0, 1.0 / n, rng, ties=ties)
-    eps = eps0 if options.selection == "exponential" else 2.0 * eps0
-    return privacy.exponential_mechanism(scores, eps, 1.0 / n, rng, ties=ties)
+    eps = 2.0 * eps0 if options.selection == "exponential_bounded_range" else eps0
+    y, Z = state.unnormalised()
+    return private.select_query(y, Z, answerer, eps, options.selection)
 
 
-def measure(true_value: float, eps0: float, n: int, options: MWOptions,
-            budget: privacy.ZCDPBudget, rng: np.random.Generator) -> float:
+def measure(q: int, eps0: float, n: int, options: MWOptions, private: PrivateData) -> float:
     """a = q(D̃) + noise, clipped to [0, 1]; Gaussian σ = 1/(n·ε0) or Laplace b = 1/(n·ε0).
 
-    Both are ε0²/2-zCDP (Gaussian: Δ²/(2σ²); Laplace: ε0-DP ⇒ ε0²/2-zCDP, Bun & Steinke 2016).
+    Both are ε0²/2-zCDP (Gaussian: Δ²/(2σ²); Laplace: ε0-DP ⇒ ε0²/2-zCDP, Bun & Steinke 2016),
+    charged by the handle.
     """
-    scale = 1.0 / (n * eps0)
     if options.measurement == "gaussian":
-        budget.charge(privacy.gaussian_zcdp(scale, 1.0 / n), "measure")
-        noisy = privacy.gaussian_mechanism(true_value, scale, rng)
+        noisy = private.gaussian_query(q, 1.0 / (n * eps0))
     else:
-        budget.charge(privacy.pure_dp_zcdp(eps0), "measure")
-        noisy = privacy.laplace_mechanism(true_value, scale, rng)
+        noisy = private.laplace_query(q, eps0)
     return min(max(float(noisy), 0.0), 1.0)
 
 
@@ -330,12 +293,6 @@ def replay_released_code(state: MWState, latest: dict[int, tuple[int | None, flo
     return done
 
 
-def make_budget(eps: float, delta: float, T: int) -> privacy.ZCDPBudget:
-    """The run's zCDP budget ρ(ε, δ) (CKS conversion, Liu et al. Thm 4.5), after input checks."""
-    check_budget(eps, delta, T)
-    return privacy.ZCDPBudget.from_eps_delta(eps, delta)
-
-
 def check_rounds(n: int, eps: float, delta: float, T: int, reserved: float = 0.0) -> None:
     """The checks of :func:`make_budget` and of the rounds' derived quantities, without running:
     ρ(ε, δ) less ``reserved`` (charged before the rounds), ε0 = per_step_eps(ρ, T), the charge
@@ -349,21 +306,12 @@ def check_rounds(n: int, eps: float, delta: float, T: int, reserved: float = 0.0
                                        "noise scale 1/(n*eps0)": 1.0 / (n * eps0)})
 
 
-def ledger_totals(budget: privacy.ZCDPBudget) -> dict[str, float]:
-    """ρ spent per ledger label (e.g. select, measure, quality_check)."""
-    totals: dict[str, float] = {}
-    for label, rho in budget.ledger:
-        totals[label] = totals.get(label, 0.0) + rho
-    return totals
-
-
-def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.ndarray,
-           true_answers: np.ndarray, n: int, budget: privacy.ZCDPBudget, delta: float, T: int,
+def run_mw(answerer: SupportAnswerer, private: PrivateData, init_weights: np.ndarray, T: int,
            rng: np.random.Generator, options: MWOptions) -> dict:
-    """Run T rounds spending what remains of ``budget``; returns average and last
-    answers/weights (full-length answer vectors), the trace and the privacy spent.
-    ``candidates`` is ``Candidates(answerer, true_answers)`` (cached by the caller)."""
-    eps0 = privacy.per_step_eps(budget.remaining, T, mechanisms_per_round=2)
+    """Run T rounds spending what remains of the private data's budget; returns average and
+    last answers/weights (full-length answer vectors), the trace and the rounds' time."""
+    n = private.n
+    eps0 = privacy.per_step_eps(private.budget.remaining, T, mechanisms_per_round=2)
     state = MWState(answerer, init_weights)
     average = np.zeros_like(state.u)
     # (own index, measurement) of the present queries measured so far
@@ -376,10 +324,9 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
         start = time.perf_counter()
         if options.output == "paper":          # Alg. 1: average of A_0..A_{T-1}
             average += state.weights()
-        scores = state.scores(candidates.true_present)
         start_answers = state.answers() if released_replay else None
-        q, own = candidates.to_global(select(scores, candidates, eps0, n, options, budget, rng))
-        a = measure(true_answers[q], eps0, n, options, budget, rng)
+        q, own = select(state, answerer, eps0, options, private)
+        a = measure(q, eps0, n, options, private)
         selected.append(q)
         measured.append(a)
         if released_replay:
@@ -398,8 +345,7 @@ def run_mw(answerer: SupportAnswerer, candidates: Candidates, init_weights: np.n
     average /= T
     return {"weights": average, "answers": answerer.expand(answerer.answer(average)),
             "last_weights": state.weights(), "last_answers": answerer.expand(state.answers()),
-            "rho": budget.spent, "eps": budget.eps(delta),
             "trace": {"queries": selected, "measurements": measured,
                       "iteration_s": times.tolist(), "updates": updates.tolist(),
-                      "eps0": eps0, "ledger": ledger_totals(budget)},
+                      "eps0": eps0},
             "runtime_s": float(times.sum())}

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.algorithms.multiplicative_weights import (MWOptions, check_rounds, make_budget,
-                                                            run_mw)
+from pubpriv_core.algorithms.base import PublicProblem, Release
+from pubpriv_core.algorithms.multiplicative_weights import MWOptions, check_rounds, run_mw
+from pubpriv_core.privacy.private_data import PrivateData
 
 DEFAULT_MAX_DOMAIN_SIZE = 10_000_000
 
@@ -29,28 +29,25 @@ def check_domain_size(domain_size: int, max_domain_size: int = DEFAULT_MAX_DOMAI
             "reduced domain")
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int,
           max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE, **options) -> None:
     """The input checks of :func:`run_mwem`, without running: |X|, the options, the rounds'
     budget."""
-    check_domain_size(problem.private.domain.size(), max_domain_size)
+    check_domain_size(problem.domain.size(), max_domain_size)
     MWOptions(**options)
     check_rounds(problem.n, eps, delta, T)
 
 
-def run_mwem(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_mwem(problem: PublicProblem, private: PrivateData, *, T: int,
              rng: np.random.Generator, max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE,
              **options) -> Release:
-    """Release a distribution over the full domain with target (ε, δ) over T rounds."""
-    domain = problem.private.domain
-    check_domain_size(domain.size(), max_domain_size)
+    """Release a distribution over the full domain spending the private data's budget over T
+    rounds."""
+    check_domain_size(problem.domain.size(), max_domain_size)
     mw_options = MWOptions(**options)
-    budget = make_budget(eps, delta, T)
     answerer = problem.domain_answerer
     uniform = np.full(answerer.size, 1.0 / answerer.size)
-    out = run_mw(answerer, problem.domain_candidates, uniform, problem.true_answers, problem.n, budget, delta, T, rng,
-                 mw_options)
-    return Release("mwem", weights=out["weights"], answers=out["answers"], rho=out["rho"],
-                   eps=out["eps"], delta=delta, support=None,
+    out = run_mw(answerer, private, uniform, T, rng, mw_options)
+    return Release("mwem", weights=out["weights"], answers=out["answers"], support=None,
                    last_answers=out["last_answers"], trace=out["trace"],
                    runtime_s=out["runtime_s"], iterations=T)

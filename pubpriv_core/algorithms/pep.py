@@ -32,8 +32,9 @@ import numpy as np
 
 from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
                                                              run_rounds)
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
+from pubpriv_core.privacy.private_data import PrivateData
 from pubpriv_core.queries.full_domain import full_domain_records
 
 #: clip of the measurement and the answer inside the projection's log-ratio
@@ -175,7 +176,7 @@ class Histogram:
     """A over ``records`` (support rows or the whole domain) with the measured marginals'
     tables; :meth:`update` runs PEP's projection over all measurements."""
 
-    def __init__(self, problem: ReleaseProblem, records: np.ndarray, init: np.ndarray,
+    def __init__(self, problem: PublicProblem, records: np.ndarray, init: np.ndarray,
                  answer, max_iters: int, capacity: int):
         self.workload = problem.workload
         self.records = records
@@ -218,7 +219,7 @@ class Histogram:
         return self.answer(self.u), {"weights": self.u.copy()}
 
 
-def _public_model(problem: ReleaseProblem, opts: PEPOptions, T: int) -> Histogram:
+def _public_model(problem: PublicProblem, opts: PEPOptions, T: int) -> Histogram:
     answerer = problem.public_answerer
     init = (problem.public_weights if opts.init == "public"
             else np.full(answerer.size, 1.0 / answerer.size))
@@ -226,17 +227,17 @@ def _public_model(problem: ReleaseProblem, opts: PEPOptions, T: int) -> Histogra
                      lambda u: answerer.expand(answerer.answer(u)), opts.max_iters, T)
 
 
-def check_domain(problem: ReleaseProblem, max_domain_size: int) -> None:
+def check_domain(problem: PublicProblem, max_domain_size: int) -> None:
     """PEP keeps a weight (and a cell per measured marginal) for every element of X."""
-    size = problem.private.domain.size()
+    size = problem.domain.size()
     if size > max_domain_size:
         raise ValueError(f"PEP needs a weight per domain element and |X| = {size:.3g} exceeds "
                          f"algo.max_domain_size = {max_domain_size:.3g}; use "
                          "algo=pep_pub (public support) or algo=gem")
 
 
-def _domain_model(problem: ReleaseProblem, opts: PEPOptions, T: int) -> Histogram:
-    domain = problem.private.domain
+def _domain_model(problem: PublicProblem, opts: PEPOptions, T: int) -> Histogram:
+    domain = problem.domain
     check_domain(problem, opts.max_domain_size)
     size = domain.size()
     answerer = problem.domain_answerer
@@ -244,7 +245,7 @@ def _domain_model(problem: ReleaseProblem, opts: PEPOptions, T: int) -> Histogra
                      np.full(size, 1.0 / size), answerer.answer, opts.max_iters, T)
 
 
-def check_pep(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+def check_pep(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_pep`, without running: options, |X| within the cap, and
     the rounds' budget (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
     opts = parse_options(PEPOptions, options)
@@ -252,7 +253,7 @@ def check_pep(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **op
     check_adaptive("pep", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
 
 
-def check_pep_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def check_pep_pub(problem: PublicProblem, *, eps: float, delta: float, T: int,
                   **options) -> None:
     """The input checks of :func:`run_pep_pub`, without running: options, a public source and
     the rounds' budget."""
@@ -262,20 +263,19 @@ def check_pep_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
     check_adaptive("pep_pub", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
 
 
-def run_pep(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_pep(problem: PublicProblem, private: PrivateData, *, T: int,
             rng: np.random.Generator, **options) -> Release:
-    """PEP over the whole domain with target (ε, δ) over T rounds."""
+    """PEP over the whole domain spending the private data's budget over T rounds."""
     opts = parse_options(PEPOptions, options)
-    release = run_rounds("pep", problem, _domain_model(problem, opts, T), eps=eps, delta=delta,
-                         T=T, rng=rng, alpha=opts.alpha)
-    return release
+    return run_rounds("pep", problem, private, _domain_model(problem, opts, T), T=T,
+                      alpha=opts.alpha)
 
 
-def run_pep_pub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_pep_pub(problem: PublicProblem, private: PrivateData, *, T: int,
                 rng: np.random.Generator, **options) -> Release:
-    """PEP^Pub over the public support X̂ with target (ε, δ) over T rounds."""
+    """PEP^Pub over the public support X̂ spending the private data's budget over T rounds."""
     opts = parse_options(PEPOptions, options)
-    release = run_rounds("pep_pub", problem, _public_model(problem, opts, T), eps=eps,
-                         delta=delta, T=T, rng=rng, alpha=opts.alpha)
+    release = run_rounds("pep_pub", problem, private, _public_model(problem, opts, T), T=T,
+                         alpha=opts.alpha)
     release.support = problem.public_support
     return release

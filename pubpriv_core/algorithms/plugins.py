@@ -9,13 +9,15 @@ where ``PLUGIN`` is an :class:`AlgorithmPlugin`. :func:`load_plugins` puts it in
 :data:`pubpriv_core.algorithms.ALGORITHMS` beside the built-in algorithms, so
 ``run_algorithm("my_algo", ...)`` runs it; the runner (:mod:`experiments.release.configure.plugins`) adds
 its options to the config schema and its rules to the rules table, so ``run.py -m algo=my_algo``
-checks, runs, stores, collects and draws it exactly as a built-in one, and checks the privacy it
-reports against its budget (:func:`experiments.release.running.repetitions.check_spend`).
+checks, runs, stores, collects and draws it exactly as a built-in one.
 
 The run function has the signature of every algorithm:
-``run(problem, *, eps, delta, T, rng, **options) -> Release`` (:mod:`pubpriv_core.algorithms.base`):
-it draws every random number from ``rng`` and reports the zCDP ρ and the (ε, δ) it spent, with
-its ledger in ``trace["ledger"]`` when it composes several steps.
+``run(problem, private, *, T, rng, **options) -> Release`` (:mod:`pubpriv_core.algorithms.base`):
+it reads the public problem freely, reaches the private data only through the handle's charged
+mechanisms (:class:`~pubpriv_core.privacy.private_data.PrivateData`) and draws its own random
+numbers from ``rng``. The privacy spent is the harness's ledger, never a number the plugin
+reports; a plugin that needs the raw data must call the handle's escape hatch, and its records
+and figure lines then say "privacy not verified".
 """
 from __future__ import annotations
 
@@ -83,7 +85,7 @@ def discover() -> dict[str, AlgorithmPlugin]:
 def load_plugins() -> dict[str, AlgorithmPlugin]:
     """Register every discovered plugin in :data:`ALGORITHMS` (once; a name that a built-in
     algorithm already has is refused). Returns :data:`PLUGINS`."""
-    from pubpriv_core.algorithms import ALGORITHMS
+    from pubpriv_core.algorithms import ALGORITHMS, Entry
 
     for name, plugin in discover().items():
         if name in PLUGINS:
@@ -95,6 +97,6 @@ def load_plugins() -> dict[str, AlgorithmPlugin]:
         if getattr(import_module(where[0]), where[1], None) is not plugin.run:
             raise PluginError(f"plugin algorithm {name!r}: its run function must be a function "
                               f"defined at the top level of a module, not {plugin.run!r}")
-        ALGORITHMS[name] = where
+        ALGORITHMS[name] = Entry(*where, uses_public=plugin.uses_public)
         PLUGINS[name] = plugin
     return PLUGINS

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
 from pubpriv_core import privacy
-from pubpriv_core.algorithms.best_mixture import dp_best_mixture_error
-from pubpriv_core.algorithms.multiplicative_weights import (MWOptions, check_rounds, make_budget,
-                                                            run_mw)
+from pubpriv_core.algorithms.base import PublicProblem, Release
+from pubpriv_core.algorithms.multiplicative_weights import MWOptions, check_rounds, run_mw
+from pubpriv_core.privacy.private_data import PrivateData
 
 INITS = ("public", "uniform")
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, init: str = "public",
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, init: str = "public",
           quality_check_eps: float = 0.0, **options) -> None:
     """The input checks of :func:`run_pmwpub`, without running: the options, a public source,
     and the rounds' budget left after the quality check (ε_f²/2)."""
@@ -35,31 +34,27 @@ def _check_init(init: str) -> None:
         raise ValueError(f"unknown init {init!r}; choose one of {', '.join(INITS)}")
 
 
-def run_pmwpub(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_pmwpub(problem: PublicProblem, private: PrivateData, *, T: int,
                rng: np.random.Generator, init: str = "public", quality_check_eps: float = 0.0,
                **options) -> Release:
-    """Release a reweighting of X̂ with target (ε, δ) over T rounds.
+    """Release a reweighting of X̂ spending the private data's budget over T rounds.
 
     ``quality_check_eps`` = ε_f > 0 first releases the best mixture error of X̂ with
-    Laplace(1/(n·ε_f)) (Lemma 4.2; the paper suggests ε_f = 0.01), charging ε_f²/2 to the same
-    zCDP budget, and runs the T rounds on what remains; the noisy value is in the trace.
+    Laplace(1/(n·ε_f)) (Lemma 4.2; the paper suggests ε_f = 0.01), charged ε_f²/2 to the same
+    ledger, and runs the T rounds on what remains; the noisy value is in the trace.
     """
     _check_init(init)
     mw_options = MWOptions(**options)
-    budget = make_budget(eps, delta, T)
     quality = {}
     if quality_check_eps > 0:
-        budget.charge(privacy.pure_dp_zcdp(quality_check_eps), "quality_check")
         quality = {"quality_check_eps": quality_check_eps,
-                   "best_mixture_error_dp": dp_best_mixture_error(problem, quality_check_eps, rng)}
+                   "best_mixture_error_dp": private.best_mixture_error(quality_check_eps)}
     answerer = problem.public_answerer
     if init == "public":
         init_weights = problem.public_weights
     else:
         init_weights = np.full(answerer.size, 1.0 / answerer.size)
-    out = run_mw(answerer, problem.public_candidates, init_weights, problem.true_answers, problem.n, budget, delta, T, rng,
-                 mw_options)
-    return Release("pmwpub", weights=out["weights"], answers=out["answers"], rho=out["rho"],
-                   eps=out["eps"], delta=delta, support=problem.public_support,
-                   last_answers=out["last_answers"], trace={**out["trace"], **quality},
-                   runtime_s=out["runtime_s"], iterations=T)
+    out = run_mw(answerer, private, init_weights, T, rng, mw_options)
+    return Release("pmwpub", weights=out["weights"], answers=out["answers"],
+                   support=problem.public_support, last_answers=out["last_answers"],
+                   trace={**out["trace"], **quality}, runtime_s=out["runtime_s"], iterations=T)

@@ -24,10 +24,11 @@ import numpy as np
 from pubpriv_core.algorithms import generators, product_kernels
 from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
                                                              run_rounds)
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.mixture_fit import Fitter
 from pubpriv_core.algorithms.product_kernels import ProductPlan
 from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
+from pubpriv_core.privacy.private_data import PrivateData
 
 LOSS_FLOOR = 1e-8
 PLATEAU_STEPS = 10
@@ -80,7 +81,7 @@ def _fitter(shape: tuple[int, ...]) -> Fitter:
 class RelaxedRows:
     """RAP^softmax's rows and their per-round fit (see the module docstring)."""
 
-    def __init__(self, problem: ReleaseProblem, opts: RAPOptions, rng: np.random.Generator):
+    def __init__(self, problem: PublicProblem, opts: RAPOptions, rng: np.random.Generator):
         shape = tuple(problem.workload.domain.shape)
         self.problem, self.opts, self.rng = problem, opts, rng
         self.params = generators.init_rows(generators.jax_key(rng), opts.K, int(sum(shape)))
@@ -111,7 +112,7 @@ class RelaxedRows:
         return self.fitter.answers(self.params, None, self.plan, np.float64), {}
 
 
-def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **options) -> None:
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_rap`, without running: options and the budget of T rounds
     of ``marginals_per_round`` selections
     (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
@@ -120,9 +121,10 @@ def check(problem: ReleaseProblem, *, eps: float, delta: float, T: int, **option
                    per_round=opts.marginals_per_round)
 
 
-def run_rap(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_rap(problem: PublicProblem, private: PrivateData, *, T: int,
             rng: np.random.Generator, **options) -> Release:
-    """RAP^softmax with target (ε, δ) over T rounds of ``marginals_per_round`` selections."""
+    """RAP^softmax spending the private data's budget over T rounds of ``marginals_per_round``
+    selections."""
     opts = parse_options(RAPOptions, options)
-    return run_rounds("rap", problem, RelaxedRows(problem, opts, rng), eps=eps, delta=delta,
-                      T=T, rng=rng, alpha=opts.alpha, per_round=opts.marginals_per_round)
+    return run_rounds("rap", problem, private, RelaxedRows(problem, opts, rng), T=T,
+                      alpha=opts.alpha, per_round=opts.marginals_per_round)

@@ -1,16 +1,20 @@
-"""What AIM, MST and JAM-PGM share: charged mechanisms, marginal data, and the release.
+"""What AIM, MST and JAM-PGM share: the neighbouring relation, measurements merged per clique,
+public marginals, option checks and the release.
 
-Neighbouring relation (:class:`Relation`): by default replace one record, n public (the
-relation of PMW^Pub here, and of JAM-PGM: Fuentes et al. 2024). A full marginal of counts then
-changes in two cells by one: L1 sensitivity 2, L2 sensitivity √2, so N(0, σ²) per cell costs
-2/(2σ²) = 1/σ² zCDP (Bun & Steinke 2016, Prop. 1.6) and an L1 distance to a data-independent
-vector has sensitivity 2; models are fitted with total n. AIM also offers add/remove one record
-(the relation of the AIM and MST papers and their reference code): sensitivities 1, N(0, σ²)
-costs 1/(2σ²), n is private and the model's total is estimated from the measurements.
+Neighbouring relation (:class:`~pubpriv_core.privacy.private_data.Relation`): by default replace
+one record, n public (the relation of PMW^Pub here, and of JAM-PGM: Fuentes et al. 2024). A full
+marginal of counts then changes in two cells by one: L1 sensitivity 2, L2 sensitivity √2, so
+N(0, σ²) per cell costs 2/(2σ²) = 1/σ² zCDP (Bun & Steinke 2016, Prop. 1.6) and an L1 distance
+to a data-independent vector has sensitivity 2; models are fitted with total n. AIM also offers
+add/remove one record (the relation of the AIM and MST papers and their reference code):
+sensitivities 1, N(0, σ²) costs 1/(2σ²), n is private and the model's total is estimated from the
+measurements.
 
 Every selection is the exponential mechanism charged ε²/8 (bounded range: Cesar & Rogers 2021)
-and every measurement the Gaussian mechanism, both charged to one
-:class:`~pubpriv_core.privacy.ZCDPBudget` before they run, with the explicit generator.
+and every measurement the Gaussian mechanism, both run by the private data's handle
+(:meth:`~pubpriv_core.privacy.private_data.PrivateData.select_clique`,
+:meth:`~pubpriv_core.privacy.private_data.PrivateData.gaussian_clique`), which charges the
+harness's ledger before it draws.
 """
 from __future__ import annotations
 
@@ -21,63 +25,22 @@ import time
 import numpy as np
 
 from pubpriv_core.algorithms import pgm
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
-from pubpriv_core.privacy import (ZCDPBudget, bounded_range_zcdp, exponential_mechanism,
-                                  gaussian_mechanism, gaussian_zcdp)
+from pubpriv_core.algorithms.base import PublicProblem, Release
+from pubpriv_core.privacy.private_data import REPLACE_ONE, Relation
 
 
-@dataclasses.dataclass(frozen=True)
-class Relation:
-    """A neighbouring relation: the L1 and L2 sensitivities of a marginal of counts and whether
-    the number of records n is public."""
-
-    name: str
-    marginal_l1: float
-    marginal_l2: float
-    public_n: bool
-
-    def total(self, problem: ReleaseProblem) -> float | None:
-        """The model total: n when it is public, else None (estimated from measurements)."""
-        return float(problem.n) if self.public_n else None
-
-
-REPLACE_ONE = Relation("replace_one", 2.0, math.sqrt(2.0), True)
-ADD_REMOVE = Relation("add_remove", 1.0, 1.0, False)
-RELATIONS = {r.name: r for r in (REPLACE_ONE, ADD_REMOVE)}
 MARGINAL_L1 = REPLACE_ONE.marginal_l1   # replace-one L1 sensitivity of a marginal of counts
 
 
-def relation(name: str) -> Relation:
-    """The relation called ``name``; an unknown one is a one-line ValueError."""
-    if name not in RELATIONS:
-        raise ValueError(f"unknown algo.relation={name!r}; choose from {', '.join(RELATIONS)}")
-    return RELATIONS[name]
+def model_total(rel: Relation, problem: PublicProblem) -> float | None:
+    """The model total: n when it is public, else None (estimated from measurements)."""
+    return float(problem.n) if rel.public_n else None
 
 
 def expected_noise_l1(sigma: float, cells: int) -> float:
     """E‖N(0, σ²I_cells)‖₁ = sqrt(2/π)·σ·cells: AIM's penalty and annealing threshold
     (McKenna et al. 2022, Alg. 2 line 14, Alg. 4), JAM-PGM's expected private error."""
     return math.sqrt(2.0 / math.pi) * sigma * cells
-
-
-class Mechanisms:
-    """The privacy-spending steps of one run: each is charged to ``budget``, then run with
-    ``rng``; :attr:`budget` is the ledger of every selection and measurement."""
-
-    def __init__(self, rho: float, rng: np.random.Generator, rel: Relation = REPLACE_ONE):
-        self.budget = ZCDPBudget(rho)
-        self.rng = rng
-        self.relation = rel
-
-    def select(self, scores: np.ndarray, eps: float, sensitivity: float, label: str) -> int:
-        """Exponential mechanism at ``eps`` on scores of sensitivity ``sensitivity``."""
-        self.budget.charge(bounded_range_zcdp(eps), f"select {label}")
-        return exponential_mechanism(scores, eps, sensitivity, self.rng)
-
-    def measure(self, values: np.ndarray, sigma: float, label: str) -> np.ndarray:
-        """A marginal of counts plus N(0, σ²) per cell (the relation's L2 sensitivity)."""
-        self.budget.charge(gaussian_zcdp(sigma, self.relation.marginal_l2), f"measure {label}")
-        return gaussian_mechanism(values, sigma, self.rng)
 
 
 class MeasurementSet:
@@ -110,33 +73,23 @@ class MeasurementSet:
                 for clique, (weighted, precision) in self._sums.items()]
 
 
-class MarginalData:
-    """Marginals in counts, computed once per clique: M_r(D) of the private data and the public
-    proxy ŷ_r = n·M_r(D̂)/m (JAM-PGM, Fuentes et al. 2024: the public marginal rescaled to n)."""
+class PublicMarginals:
+    """The public proxy ŷ_r = n·M_r(D̂)/m of a clique (JAM-PGM, Fuentes et al. 2024: the public
+    marginal rescaled to n), computed once per clique from the public source only."""
 
-    def __init__(self, problem: ReleaseProblem):
+    def __init__(self, problem: PublicProblem):
         self.problem = problem
-        self._private: dict[pgm.Clique, np.ndarray] = {}
         self._public: dict[pgm.Clique, np.ndarray] = {}
 
-    def private(self, clique: pgm.Clique) -> np.ndarray:
-        if clique not in self._private:
-            data = self.problem.private
-            self._private[clique] = pgm.marginal(data.records, data.domain, clique)
-        return self._private[clique]
-
-    def public(self, clique: pgm.Clique) -> np.ndarray:
+    def __call__(self, clique: pgm.Clique) -> np.ndarray:
         if clique not in self._public:
             problem = self.problem
             if problem.public_support is None:
                 raise ValueError("this algorithm needs a public source; set public=... in the "
                                  "config")
-            self._public[clique] = pgm.marginal(problem.public_support, problem.private.domain,
+            self._public[clique] = pgm.marginal(problem.public_support, problem.domain,
                                                 clique, problem.public_weights * problem.n)
         return self._public[clique]
-
-    def cells(self, clique: pgm.Clique) -> int:
-        return self.problem.private.domain.size(clique)
 
 
 def parse_options(cls, options: dict):
@@ -169,18 +122,15 @@ def check_fraction(name: str, value: float) -> None:
         raise ValueError(f"algo.{name} must lie in (0, 1), got {value!r}; pass e.g. 0.9")
 
 
-def release(algo: str, problem: ReleaseProblem, model, mechanisms: Mechanisms, delta: float,
-            start: float, rounds: int, trace: dict) -> Release:
+def release(algo: str, problem: PublicProblem, model, start: float, rounds: int,
+            trace: dict) -> Release:
     """The model's marginals on every workload cell, as fractions of the model's total (n under
-    replace-one; query order of :class:`~pubpriv_core.queries.MarginalWorkload`), with the
-    ledger's ρ and (ε, δ). The
-    release is the model itself (``trace["model"]``: the estimator's model, see
+    replace-one; query order of :class:`~pubpriv_core.queries.MarginalWorkload`). The release is
+    the model itself (``trace["model"]``: the estimator's model, see
     :func:`~pubpriv_core.algorithms.pgm.fit`), not a weighted support."""
     answers = pgm.workload_answers(model, problem.workload)
-    budget = mechanisms.budget
-    trace = {**trace, "model": model, "ledger": list(budget.ledger), "rounds": rounds,
-             "model_size_mb": pgm.model_size_mb(pgm.to_mbi(problem.private.domain),
+    trace = {**trace, "model": model, "rounds": rounds,
+             "model_size_mb": pgm.model_size_mb(pgm.to_mbi(problem.domain),
                                                 pgm.model_cliques(model))}
-    return Release(algo, weights=None, answers=answers, rho=budget.spent, eps=budget.eps(delta),
-                   delta=delta, trace=trace, runtime_s=time.perf_counter() - start,
-                   iterations=rounds)
+    return Release(algo, weights=None, answers=answers, trace=trace,
+                   runtime_s=time.perf_counter() - start, iterations=rounds)

@@ -27,7 +27,7 @@ from scipy.optimize import brentq
 from scipy import stats
 
 from pubpriv_core import privacy
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms.best_mixture import (DEFAULT_LP_TIME_LIMIT, best_mixture_exact,
                                                   best_mixture_mw)
 from pubpriv_core.algorithms.mixture_lp import LPTimeLimitError

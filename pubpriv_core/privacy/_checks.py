@@ -14,6 +14,14 @@ def positive(name: str, value: float, fix: str) -> float:
     return value
 
 
+def non_negative(name: str, value: float, fix: str) -> float:
+    """Return ``value`` as a float after checking that it is finite and >= 0."""
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value}; {fix}")
+    return value
+
+
 def probability(name: str, value: float, fix: str) -> float:
     """Return ``value`` as a float after checking 0 < value < 1."""
     value = float(value)

@@ -12,7 +12,7 @@ import math
 
 from scipy.optimize import brentq
 
-from pubpriv_core.privacy._checks import count, positive, probability
+from pubpriv_core.privacy._checks import count, non_negative, positive, probability
 
 
 class BudgetExceededError(RuntimeError):
@@ -148,12 +148,13 @@ def advanced_composition(eps_step: float, k: int, delta_prime: float) -> float:
 
 class ZCDPBudget:
     """A total ρ and the ledger of what has been spent from it (zCDP adds up: Bun & Steinke 2016,
-    Lemma 1.7). :meth:`charge` refuses a spend that would exceed the total (relative tol 1e-9)."""
+    Lemma 1.7). :meth:`charge` refuses a spend that would exceed the total (relative tol 1e-9);
+    a total of 0 (an ε so small that ρ(ε, δ) underflows) refuses every charge."""
 
     RELATIVE_TOLERANCE = 1e-9
 
     def __init__(self, rho_total: float):
-        self.rho_total = positive("rho_total", rho_total, "pass a positive zCDP budget")
+        self.rho_total = non_negative("rho_total", rho_total, "pass a zCDP budget >= 0")
         self.ledger: list[tuple[str, float]] = []
         self._running = 0.0   # running sum for the O(1) check in charge (spent re-sums exactly)
 

@@ -102,3 +102,14 @@ def report_noisy_max(scores, eps: float, sensitivity: float, rng: np.random.Gene
     scale = _scale(eps, sensitivity)
     rng = generator(rng)
     return int(np.argmax(scores + rng.laplace(scale=1.0 / scale, size=scores.size)))
+
+
+def exponential_samples(log_weights, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` i.i.d. indices j drawn with P(j) ∝ exp(log_weights_j), by inverting the
+    cumulative weights on uniform draws. The caller's log-weights carry the mechanism's scale:
+    log-weights ε·s_j/(2Δ) of scores s with sensitivity Δ make each draw the exponential
+    mechanism at ε (ε-DP, ε-bounded-range)."""
+    log_weights = np.asarray(log_weights, dtype=float)
+    cdf = np.cumsum(np.exp(log_weights - log_weights.max()))
+    picks = np.searchsorted(cdf, generator(rng).random(size) * cdf[-1], side="right")
+    return np.minimum(picks, cdf.size - 1)

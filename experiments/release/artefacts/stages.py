@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from experiments.release.running.collect import flatten
-from experiments.release.running.repetitions import USES_PUBLIC
+from pubpriv_core.algorithms import uses_public
 from experiments.release.configure.signal import axis_eps
 from experiments.release.running.store import config_hash
 from experiments.release.stats.summary import T_TUNED
@@ -39,7 +39,7 @@ def config_row(cfg: dict[str, Any]) -> dict[str, Any]:
               "dataset_options": {k: v for k, v in cfg["dataset"].items() if k != "name"},
               "public": public["kind"],
               "public_options": {k: v for k, v in public.items() if k != "kind"},
-              "uses_public": USES_PUBLIC.get(algo["name"], True) or bool(algo.get("public_init")),
+              "uses_public": uses_public(algo["name"], algo),
               "delta_bias": public.get("delta", math.nan), "public_fraction": public["fraction"],
               "eps": cfg["eps"], "eps_equiv": cfg.get("eps_equiv"), "T": cfg["T"]}
     return flatten(record)

@@ -30,11 +30,12 @@ from scipy.stats import t as student
 
 from experiments.release.bench.pgm import nist_problem
 from pubpriv_core.algorithms import aim, pgm  # pgm first: it sets JAX up before mbi loads
-from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.algorithms.pgm_joint import JointModel
 from pubpriv_core.algorithms.pgm_tree import TreeModel
 from pubpriv_core.algorithms.select_measure import release
-from pubpriv_core.privacy import rho_from_eps
+from pubpriv_core.privacy.ledger import Ledger
+from pubpriv_core.privacy.private_data import PrivateData
 from pubpriv_core.queries.errors import error_summary
 
 from mbi import CliqueVector, Factor, MarkovRandomField  # noqa: E402  (after pgm)
@@ -107,20 +108,21 @@ def run_seed(problem: ReleaseProblem, seed: int, eps: float, delta: float, **opt
     ``algo.*``) and the paired readings of the module docstring."""
     start = time.perf_counter()
     rng = np.random.default_rng([seed, 13])
-    opts = aim.AIMOptions.from_config(problem, {"relation": "add_remove", **options})
-    run = aim.AIMRun(problem, rho_from_eps(eps, delta), rng, opts)
+    opts = aim.AIMOptions.from_config(problem.public, {"relation": "add_remove", **options})
+    ledger = Ledger(eps, delta, relation="add_remove")
+    run = aim.AIMRun(problem.public, PrivateData(problem, ledger, rng), opts)
     run.run_rounds()
     last_round = run.model
     run.fit(opts.final_iters)
     final = run.model
-    released = release("aim", problem, final, run.mechanisms, delta, start, len(run.selected), {})
+    released = release("aim", problem.public, final, start, len(run.selected), {})
     run.model = last_round
     run.fit(REFERENCE_FINAL_ITERS)
-    longer = release("aim", problem, run.model, run.mechanisms, delta, start, 0, {})
+    longer = release("aim", problem.public, run.model, start, 0, {})
     synthetic = record_answers(synthetic_records(final, problem, int(rng.integers(2 ** 32))),
                                problem)
     errors = error_summary(problem.true_answers, synthetic)
-    return {"seed": seed, "rounds": len(run.selected), "rho": released.rho,
+    return {"seed": seed, "rounds": len(run.selected), "rho": ledger.spent,
             "model": released.errors(problem.true_answers)["max_error"],
             "final_2500": longer.errors(problem.true_answers)["max_error"],
             "synthetic": errors["max_error"], "synthetic_mean": errors["mean_error"],

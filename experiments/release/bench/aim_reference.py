@@ -49,7 +49,7 @@ from scipy import stats
 from experiments.release.bench.aim_gap import as_mbi_model, average_tv, record_answers, worst_cell
 from experiments.release.bench.pgm import nist_problem
 from pubpriv_core.algorithms import pgm, pgm_joint  # pgm first: it sets JAX up before mbi loads
-from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.queries.errors import error_summary
 
 import mbi  # noqa: E402  (after pgm)

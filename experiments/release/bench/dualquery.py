@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data.adult import DOMAIN, load_adult
 from pubpriv_core.data.domain import Dataset
 from pubpriv_core.data.paths import DataUnavailableError, set_data_root

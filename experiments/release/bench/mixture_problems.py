@@ -5,7 +5,7 @@ reduced rows; private national-2019 full, as ``nist_shift_matched``; public MA-2
 k-way marginals, and ADULT with the W = 256 3-way workload of ``sota_adult``."""
 from __future__ import annotations
 
-from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 
 NIST = {"nist": {"region": "ma", "year": 2019, "reduced": True},
         "nist-full": {"region": "national", "year": 2019, "reduced": False}}

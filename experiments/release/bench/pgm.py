@@ -29,7 +29,7 @@ import numpy as np
 
 from experiments.release.running import problems
 from experiments.release.configure.cli import compose_config
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data import from_dataset, load_dataset
 from pubpriv_core.privacy import default_delta
 from pubpriv_core.queries import MarginalWorkload

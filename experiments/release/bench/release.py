@@ -33,7 +33,7 @@ import numpy as np
 
 from experiments.release.bench import median_seconds
 from pubpriv_core import privacy
-from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.algorithms.multiplicative_weights import MWState
 from pubpriv_core.data import biased, load_dataset
 from pubpriv_core.queries import MarginalWorkload, SupportAnswerer, full_domain_records

@@ -84,7 +84,7 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
     """Build and run one configuration in this process; its numbers as a dict. With ``inputs``,
     first write the configuration's data there for the released code
     (:mod:`experiments.release.bench.research_pmwpub`)."""
-    from pubpriv_core.algorithms import ReleaseProblem, run_algorithm
+    from pubpriv_core.harness import ReleaseProblem, run_algorithm
     from pubpriv_core.data.synthetic import load_synthetic
 
     private = load_synthetic("acs_full", role="private", n=N_PRIVATE, shift=SHIFT)

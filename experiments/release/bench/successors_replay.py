@@ -26,7 +26,7 @@ import numpy as np
 
 from pubpriv_core.algorithms import gem
 from pubpriv_core.algorithms.adaptive_measurements import Measurements
-from pubpriv_core.algorithms.base import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.algorithms.select_measure import parse_options
 
 #: the reference's generator: two residual blocks then the output layer (``seq.0``, ``seq.1``,

@@ -131,8 +131,8 @@ def check_algorithm(cfg: dict[str, Any], problem) -> None:
                             "larger dataset")
     options = {k: v for k, v in cfg["algo"].items() if k != "name"}
     try:
-        algorithm_checks(cfg["algo"]["name"], problem, eps=eps, delta=delta, T=cfg["T"],
-                         **options)
+        algorithm_checks(cfg["algo"]["name"], problem.public, eps=eps, delta=delta,
+                         T=cfg["T"], **options)
     except (ValueError, TypeError) as err:
         raise ConfigError(_one_line(err)) from None
     _check_plugin(cfg["algo"], problem)
@@ -145,7 +145,7 @@ def _check_plugin(algo: dict[str, Any], problem) -> None:
     plugin = PLUGINS.get(algo["name"])
     if plugin is not None and plugin.check is not None:
         try:
-            plugin.check(problem, {k: v for k, v in algo.items() if k != "name"})
+            plugin.check(problem.public, {k: v for k, v in algo.items() if k != "name"})
         except ValueError as err:
             raise ConfigError(_one_line(err)) from None
 

@@ -5,9 +5,9 @@ are in, so one path serves both: its options dataclass into the config schema
 (:data:`experiments.release.configure.schema.SCHEMAS` and Hydra's config store as ``algo/<name>``, so
 ``algo=<name>`` composes and ``algo.<option>=`` is type-checked), its rules into
 :data:`experiments.release.configure.rules.RULES` (checked by :func:`~experiments.release.configure.rules.check_fields`
-before any job runs), and whether it uses the public source into
-:data:`experiments.release.running.repetitions.USES_PUBLIC`. A plugin option without a rule is refused,
-as ``tests/test_runner_rules.py`` refuses a built-in one.
+before any job runs); whether it uses the public source is its registry entry's
+(:func:`pubpriv_core.algorithms.uses_public`). A plugin option without a rule is refused, as
+``tests/test_runner_rules.py`` refuses a built-in one.
 """
 from __future__ import annotations
 
@@ -32,9 +32,8 @@ def install_plugins() -> list[str]:
 
 
 def install(plugin: AlgorithmPlugin) -> None:
-    """Add one plugin's schema, rules and public-data flag to the runner's tables."""
+    """Add one plugin's schema and rules to the runner's tables."""
     from experiments.release.configure.schema import AlgoConf, SCHEMAS
-    from experiments.release.running.repetitions import USES_PUBLIC
     from experiments.release.configure.rules import RULES
 
     options = plugin.options or _bare_schema(plugin.name)
@@ -50,7 +49,6 @@ def install(plugin: AlgorithmPlugin) -> None:
                               "rule; add one to the plugin's rules (experiments.release.configure.rules)")
     SCHEMAS["algo"][plugin.name] = options
     RULES.update({f"algo.{plugin.name}.{option}": rule for option, rule in plugin.rules.items()})
-    USES_PUBLIC[plugin.name] = plugin.uses_public
     store = ConfigStore.instance()
     store.store(group="schema/algo", name=plugin.name, node=options)
     store.store(group="algo", name=plugin.name, node=options)

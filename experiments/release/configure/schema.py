@@ -91,11 +91,14 @@ class PublicConf:
 
 @dataclass
 class ResampleConf(PublicConf):
-    """Private and public drawn with replacement from one dataset (ADULT: 0.9N and 0.1N)."""
+    """Private and public drawn with replacement from one dataset (ADULT: 0.9N and 0.1N), both
+    from all rows (the paper's design: about 59% of public rows are private records too), or
+    with ``disjoint`` each from its own part of the rows."""
 
     kind: str = "resample"
     private_share: float = 0.9
     public_share: float = 0.1
+    disjoint: bool = False
 
 
 @dataclass

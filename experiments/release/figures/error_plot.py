@@ -20,9 +20,13 @@ import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from pubpriv_core.privacy.ledger import NOT_VERIFIED  # noqa: E402
+
 #: columns that define a configuration (besides ε); prefixed option columns are added.
+#: ``privacy`` sets apart (and labels) runs that read the private data outside the mechanisms
 CONFIG_COLUMNS = ["algo", "dataset", "public", "delta_bias", "public_fraction", "T", "k",
-                  "workload_size", "workload_seed"]
+                  "workload_size", "workload_seed", "privacy"]
+NOT_VERIFIED_LABEL = "privacy not verified"
 _OPTION_PREFIXES = ("opt_", "dataset_", "public_")
 _PUBLIC_COLUMNS = ("public", "delta_bias", "public_fraction")
 
@@ -36,9 +40,10 @@ def line_columns(table: pd.DataFrame) -> list[str]:
 
 
 def line_keys(table: pd.DataFrame) -> list[str]:
-    """The columns that name a line: the algorithm always (a legend entry starts with it), then
-    every other configuration column that varies."""
-    head = ["algo"] if "algo" in table.columns else []
+    """The columns that name a line: the algorithm always (a legend entry starts with it) and
+    whether its privacy was verified (a line of unverified runs says so), then every other
+    configuration column that varies."""
+    head = [c for c in ("algo", "privacy") if c in table.columns]
     return head + [c for c in line_columns(table) if c not in head]
 
 
@@ -97,8 +102,11 @@ def label(row: pd.Series, varying: dict[str, set], uses_public: dict[str, bool])
     algo = row.get("algo")
     parts = [f"{key}={row[key]}" for key, algos in varying.items()
              if (algo if "algo" in row else None) in algos and row[key] != "nan"
+             and key != "privacy"
              and not (key.startswith(_PUBLIC_COLUMNS) and not uses_public.get(algo, True))]
     head = str(algo) if algo is not None else "all runs"
+    if row.get("privacy") == NOT_VERIFIED:
+        parts.append(NOT_VERIFIED_LABEL)
     return f"{head} ({', '.join(parts)})" if parts else head
 
 

@@ -32,6 +32,9 @@ from experiments.outputs import folder_problem  # noqa: E402
 from experiments.release.figures.panels import (draw_fractions, draw_overview, draw_panel,  # noqa: E402
                                         format_axes, source_order, tex)
 from experiments.release.stats.summary import T_TUNED, build  # noqa: E402
+from experiments.release.figures.error_plot import NOT_VERIFIED_LABEL  # noqa: E402
+from pubpriv_core.privacy.ledger import NOT_VERIFIED  # noqa: E402
+
 
 ALGO_NAMES = {"pmwpub": "PMW^Pub", "mwem": "MWEM", "dualquery": "DualQuery",
               "public_only": "public only", "best_mixture": "best mixture", "aim": "AIM",
@@ -92,6 +95,9 @@ def line_labels(table: pd.DataFrame) -> pd.DataFrame:
         names = names.where(~table["opt_public_init"].fillna(False).astype(bool),
                             names + "+public init")
     names = names + released_code_suffix(table)
+    if "privacy" in table:      # the escape hatch was used: the legend says so
+        names = names.where(table["privacy"].fillna("verified") != NOT_VERIFIED,
+                            names + f" ({NOT_VERIFIED_LABEL})")
     line = [f"{row} / {n} [{s}]" if s else f"{row} / {n}"
             for row, n, s in zip(table["row"], names, source)]
     return table.assign(source=source, line=line)

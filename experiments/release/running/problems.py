@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from pubpriv_core.algorithms import ReleaseProblem
+from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.data import load_dataset, public as public_sources
 from pubpriv_core.data.paths import data_root, set_data_root
 from pubpriv_core.queries import MarginalWorkload
@@ -137,7 +137,8 @@ def split(dataset_cfg: dict[str, Any], public_cfg: dict[str, Any], rng: np.rando
     kind = public_cfg["kind"]
     if kind in ("resample", "biased"):
         shares = {"private_share": public_cfg["private_share"],
-                  "public_share": public_cfg["public_share"]}
+                  "public_share": public_cfg["public_share"],
+                  "disjoint": public_cfg.get("disjoint", False)}
         if kind == "resample":
             pair = public_sources.resample(dataset, rng, **shares)
         else:

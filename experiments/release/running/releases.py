@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 import pubpriv_core
-from pubpriv_core.algorithms.base import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import Release
+from pubpriv_core.harness import ReleaseProblem
 
 #: rows written per block when the support is the whole domain (MWEM)
 _BLOCK = 1_000_000

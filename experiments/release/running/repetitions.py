@@ -31,17 +31,12 @@ from experiments.release.running.problems import (build_problem, data_context, r
 from experiments.release.configure.signal import release_eps
 from experiments.release.running.store import RECORD_VERSION, ResultsStore, config_hash, experiment_config
 from experiments.release.running.worker_cores import visible_cores
-from pubpriv_core.algorithms import run_algorithm
+from pubpriv_core.algorithms import uses_public
+from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.shared_cache import shared_under
-from pubpriv_core.privacy import default_delta, eps_from_rho
+from pubpriv_core.privacy import default_delta
 
 log = logging.getLogger(__name__)
-
-#: algorithms whose output is built on the public support (the others ignore the public source).
-USES_PUBLIC = {"pmwpub": True, "public_only": True, "best_mixture": True, "mwem": False,
-               "dualquery": False, "aim": False, "mst": False, "jam_pgm": True, "pep": False,
-               "pep_pub": True, "gem": False, "gem_pub": True, "rap": False}
-
 
 def run_config(cfg: dict[str, Any]) -> list[dict[str, Any]]:
     """Check ``cfg``, run every missing repetition; return the records of all ``cfg.runs``."""
@@ -110,7 +105,6 @@ def compute_record(cfg: dict[str, Any], run: int) -> dict[str, Any]:
     with data_context(cfg["data_root"]), shared_under(Path(cfg["results_dir"]) / "cache"):
         problem = build_problem(cfg, run)
         release, eps, delta = repetition_release(cfg, problem, run)
-        check_spend(release, eps, delta)
         record = make_record(cfg, run, problem, release, delta)
         if cfg.get("save_release"):
             write_release(cfg, run, problem, release, record)
@@ -152,49 +146,6 @@ def write_release(cfg: dict[str, Any], run: int, problem, release, record) -> No
     log.info("%s run %d: release saved in %s", release.algo, run, folder)
 
 
-class PrivacyAccountingError(ValueError):
-    """A release whose reported privacy spend does not fit its budget or its own ledger."""
-
-
-#: relative slack of the spend checks (the ledger's own tolerance, :class:`ZCDPBudget`).
-SPEND_TOLERANCE = 1e-9
-
-
-def ledger_total(ledger) -> float:
-    """ρ of a trace's ledger: a list of (label, ρ) charges or a dict label -> ρ."""
-    charges = ledger.values() if isinstance(ledger, dict) else (rho for _, rho in ledger)
-    return math.fsum(float(rho) for rho in charges)
-
-
-def check_spend(release, eps: float, delta: float) -> None:
-    """The privacy a release reports, checked before its record is written, for every
-    algorithm alike (built-in or plugin): (ε, δ) spent within the target; a release that spent
-    ρ > 0 carries its ledger (``trace["ledger"]``) unless it is accounted by advanced
-    composition (DualQuery's calibration, ``trace["accounting"] == "advanced"``); the ledger
-    adds up to the reported ρ, and the reported ε is ``eps_from_rho(ρ, δ)``."""
-    name, tol = release.algo, SPEND_TOLERANCE
-    if not (math.isfinite(release.eps) and release.eps <= eps * (1 + tol)):
-        raise PrivacyAccountingError(f"{name} reports eps spent {release.eps!r} above its "
-                                     f"budget eps={eps}; fix the algorithm's accounting")
-    if release.rho > 0 and release.delta > delta * (1 + tol):
-        raise PrivacyAccountingError(f"{name} reports delta {release.delta!r} above the "
-                                     f"target {delta!r}; fix the algorithm's accounting")
-    if release.rho <= 0 or release.trace.get("accounting") == "advanced":
-        return
-    if "ledger" not in release.trace:
-        raise PrivacyAccountingError(f"{name} spent rho={release.rho!r} without a ledger; put "
-                                     "its charges in trace['ledger'] (a ZCDPBudget's ledger)")
-    total = ledger_total(release.trace["ledger"])
-    if abs(total - release.rho) > tol * release.rho:
-        raise PrivacyAccountingError(f"{name} reports rho={release.rho!r} but its ledger adds "
-                                     f"up to {total!r}; report the ledger's total")
-    if abs(eps_from_rho(release.rho, delta) - release.eps) > tol * max(release.eps, 1e-300):
-        raise PrivacyAccountingError(f"{name} reports eps={release.eps!r} for rho="
-                                     f"{release.rho!r}, not eps_from_rho(rho, delta)="
-                                     f"{eps_from_rho(release.rho, delta)!r}; report the "
-                                     "converted ε")
-
-
 def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -> dict[str, Any]:
     """One repetition's flat, JSON-ready record (tidy columns plus the full config)."""
     errors = release.errors(problem.true_answers)
@@ -205,12 +156,13 @@ def make_record(cfg: dict[str, Any], run: int, problem, release, delta: float) -
         "algo": algo["name"], "options": {k: v for k, v in algo.items() if k != "name"},
         "dataset": cfg["dataset"]["name"], "dataset_options": _without_name(cfg["dataset"]),
         "public": public["kind"], "public_options": _without_name(public, "kind"),
-        "uses_public": USES_PUBLIC.get(algo["name"], True) or bool(algo.get("public_init")),
+        "uses_public": uses_public(algo["name"], algo),
         "delta_bias": public.get("delta", math.nan), "public_fraction": public["fraction"],
         "eps": release_eps(cfg, problem.n), "eps_equiv": cfg.get("eps_equiv"),
         "n_ref": cfg.get("n_ref", 100_000), "delta": delta, "T": cfg["T"],
         "rho": float(release.rho), "eps_spent": float(release.eps),
-        "delta_spent": float(release.delta),
+        "delta_spent": float(release.delta), "privacy": release.privacy.privacy,
+        "accounting": release.privacy.accounting, "relation": release.privacy.relation,
         "k": cfg["workload"]["k"], "workload_size": problem.workload.num_marginals,
         "workload_seed": cfg["workload"]["seed"], "num_queries": problem.workload.num_queries,
         "n_private": problem.n, "n_public": problem.public_rows,

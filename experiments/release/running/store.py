@@ -39,7 +39,7 @@ RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "
 #: field existed, so stored records keep their hashes.
 NEUTRAL_DEFAULTS: dict[str, object] = {"eps_equiv": None, "n_ref": 100_000,
                                        "algo.output": "paper", "algo.replay_variant": "paper",
-                                       "dataset.draw": 0}
+                                       "dataset.draw": 0, "public.disjoint": False}
 RECORD_VERSION = 1
 _TEMP_PREFIX = ".tmp-"
 CORRUPT_DIR = ".corrupt"

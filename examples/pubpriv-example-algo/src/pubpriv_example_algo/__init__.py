@@ -1,11 +1,13 @@
 """``measure_fit``: measure every workload marginal once, then fit the public support.
 
-Privacy: each of the W marginals of the workload is a histogram of the private rows normalised by
-n; replacing one row moves one unit of mass from one cell to another, so its L2 sensitivity is
-√2/n (Bun & Steinke 2016, Prop. 1.6: N(0, σ²) noise is Δ²/(2σ²)-zCDP). With ρ = rho_from_eps(ε, δ)
-split evenly, each marginal gets ρ/W, i.e. σ = (√2/n)/sqrt(2ρ/W), charged to one ZCDPBudget whose
-ledger the release carries. Everything after the measurements reads only the noisy answers and
-the public data, so it is post-processing and spends nothing (Dwork & Roth 2014, Prop. 2.1).
+Privacy: the plugin never sees the private rows. It receives them behind pubpriv's handle
+(``private``) and asks it for each of the W marginals with Gaussian noise
+(``private.gaussian_marginal``): a marginal of fractions has L2 sensitivity √2/n under
+replace-one neighbours, so N(0, σ²) per cell costs (√2/n)²/(2σ²) zCDP (Bun & Steinke 2016,
+Prop. 1.6), which the handle charges to the harness's ledger. With the budget ρ split evenly, each
+marginal gets ρ/W, i.e. σ = (√2/n)/sqrt(2ρ/W). Everything after the measurements reads only the
+noisy answers and the public data, so it is post-processing and spends nothing (Dwork & Roth
+2014, Prop. 2.1); the harness records the ledger's ρ, ε and δ.
 
 Fit: ``T`` rounds of multiplicative weights over the public support X̂ (Hardt & Rothblum 2010's
 update): each round picks the measured query the current distribution answers worst and moves
@@ -21,9 +23,10 @@ import numpy as np
 
 from experiments.release.configure.schema import AlgoConf
 from experiments.release.configure.rules import real
-from pubpriv_core.algorithms import Release, ReleaseProblem
+from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.plugins import AlgorithmPlugin
-from pubpriv_core.privacy import ZCDPBudget, gaussian_mechanism, gaussian_sigma, gaussian_zcdp
+from pubpriv_core.privacy import gaussian_sigma
+from pubpriv_core.privacy.private_data import PrivateData
 
 
 @dataclass
@@ -34,21 +37,18 @@ class MeasureFitConf(AlgoConf):
     step: float = 1.0
 
 
-def run_measure_fit(problem: ReleaseProblem, *, eps: float, delta: float, T: int,
+def run_measure_fit(problem: PublicProblem, private: PrivateData, *, T: int,
                     rng: np.random.Generator, step: float = 1.0) -> Release:
     """Measure all W marginals (ρ/W each), fit the public support in ``T`` MW rounds."""
     start = time.perf_counter()
-    budget = ZCDPBudget.from_eps_delta(eps, delta)
     workload, n = problem.workload, problem.n
-    sensitivity = math.sqrt(2.0) / n
-    share = budget.rho_total / workload.num_marginals
-    sigma = gaussian_sigma(share, sensitivity)
+    share = private.budget.rho_total / workload.num_marginals
+    sigma = gaussian_sigma(share, math.sqrt(2.0) / n)
     noisy = np.empty(workload.num_queries)
     offsets = workload.offsets
     for w in range(workload.num_marginals):
-        cells = slice(offsets[w], offsets[w + 1])
-        budget.charge(gaussian_zcdp(sigma, sensitivity), f"measure marginal {w}")
-        noisy[cells] = gaussian_mechanism(problem.true_answers[cells], sigma, rng)
+        noisy[offsets[w]:offsets[w + 1]] = private.gaussian_marginal(w, sigma,
+                                                                     f"measure marginal {w}")
     answerer = problem.public_answerer
     target = np.clip(noisy, 0.0, 1.0)[answerer.queries]      # the queries X̂ can answer
     weights = np.array(problem.public_weights, dtype=float)
@@ -59,9 +59,8 @@ def run_measure_fit(problem: ReleaseProblem, *, eps: float, delta: float, T: int
         weights[rows] *= math.exp(-step * float(np.sign(gap[worst])))
         weights /= weights.sum()
     answers = answerer.expand(answerer.answer(weights))
-    return Release("measure_fit", weights=weights, answers=answers, rho=budget.spent,
-                   eps=budget.eps(delta), delta=delta, support=problem.public_support,
-                   trace={"ledger": list(budget.ledger), "sigma": sigma},
+    return Release("measure_fit", weights=weights, answers=answers,
+                   support=problem.public_support, trace={"sigma": sigma},
                    runtime_s=time.perf_counter() - start, iterations=T)
 
 
