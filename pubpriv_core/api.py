@@ -10,6 +10,9 @@ workload, run any algorithm with a budget, read its answers, errors and privacy 
     result.errors["max_error"], result.rho, result.eps
     api.save(result, problem, "my_release")                   # weights.csv, metadata.json
 
+Your own table: ``api.from_frames(private_df, public_df, domain)`` in place of ``api.load``, and
+``api.records(result, problem, n)`` for synthetic records in its column names and labels.
+
 Every step is the runner's own code: defaults and value rules come from the config schema and
 rules of ``run.py`` (:mod:`experiments.release.configure.schema`, :mod:`experiments.release.configure.rules`), the
 private/public split from :func:`experiments.release.running.problems.split` with the runner's random
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.algorithms.base import Release
@@ -37,10 +41,10 @@ from pubpriv_core.queries import MarginalWorkload
 @dataclass
 class Data:
     """A private dataset and the public source built beside it (what ``dataset=`` and
-    ``public=`` of ``run.py`` select), with the config they came from."""
+    ``public=`` of ``run.py`` select; None: no public data), with the config they came from."""
 
     private: Dataset
-    public: PublicSource
+    public: PublicSource | None
     config: dict[str, Any]
 
 
@@ -111,6 +115,28 @@ def load(dataset: str = "synthetic", public: str = "resample", *, seed: int = 0,
     return Data(private, source, {**cfg, "run": run})
 
 
+def from_frames(private: pd.DataFrame, public: pd.DataFrame | None = None, domain=None, *,
+                show: bool = True) -> Data:
+    """Your own table as the private dataset, and another as the public source (None: no public
+    data; algorithms that need it are then refused).
+
+    ``domain`` fixes each column's categories or bins: a mapping column -> entry, a JSON/YAML
+    file, or the ``private.domain`` of an earlier ``Data`` (entries: ``pubpriv_core.data.frames``);
+    what it leaves open is read from ``public``, never from ``private``. The domain is printed
+    unless ``show`` is false; a private value outside it is a one-line ``ValueError``."""
+    from pubpriv_core.data.frames import encode_frames
+    from pubpriv_core.data.public import from_dataset
+
+    tables = encode_frames(private, public, domain)
+    if show:
+        print(tables.domain.describe())
+    source = None if tables.public is None else from_dataset(tables.public, kind="frame")
+    return Data(tables.private, source, {"dataset": {"name": "frames",
+                                                     "domain": tables.domain.spec()},
+                                         "public": {"kind": "frame" if public is not None
+                                                    else "none"}})
+
+
 def workload(data: Data | Dataset, k: int = 3, size: int | None = 64,
              seed: int = 0) -> MarginalWorkload:
     """``size`` k-way marginals drawn without replacement with ``seed`` (None: all C(d, k)),
@@ -121,9 +147,9 @@ def workload(data: Data | Dataset, k: int = 3, size: int | None = 64,
 
 def problem(data: Data, workload: MarginalWorkload) -> ReleaseProblem:
     """The release problem: private data, workload and the public support with A_0."""
-    source = data.public
-    return ReleaseProblem(data.private, workload, public_support=source.support.records,
-                          public_weights=source.weights, public_rows=source.n_rows)
+    from experiments.release.running.problems import release_problem
+
+    return release_problem(data.private, workload, data.public)
 
 
 def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
@@ -134,6 +160,7 @@ def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
     of repetition ``run`` of ``seed``, as in the runner. Bad values raise ``ValueError`` with
     the runner's one-line message."""
     from experiments.release.running.problems import repetition_streams
+    from pubpriv_core.algorithms import check_algorithm
     from pubpriv_core.harness import run_algorithm
     from pubpriv_core.privacy import default_delta
 
@@ -151,6 +178,7 @@ def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
     delta = delta if delta is not None else default_delta(problem.n)
     _, algo_rng = repetition_streams(seed, run)
     settings = {k: v for k, v in cfg["algo"].items() if k != "name"}
+    check_algorithm(algorithm, problem.public, eps=eps, delta=delta, T=T, **settings)
     release = run_algorithm(algorithm, problem, eps=eps, delta=delta, T=T, rng=algo_rng,
                             **settings)
     return Result(release, release.errors(problem.true_answers), seed, run)
@@ -167,6 +195,25 @@ def save(result: Result, problem: ReleaseProblem, folder: str | Path, *,
     metadata = {"seed": result.seed, "run": result.run, "n_private": problem.n}
     return save_release(folder, result.release, problem, metadata=metadata, rows=rows,
                         rng=sample_stream(result.seed, result.run))
+
+
+def records(result: Result, problem: ReleaseProblem, n: int | None = None,
+            seed: int | np.random.Generator | None = None, *,
+            numeric: str = "interval") -> pd.DataFrame:
+    """``n`` synthetic records (None: the n private rows) drawn from what ``result`` released —
+    its weights over rows, or its graphical model — with generator ``seed`` (an int, a
+    Generator, or None: the stream ``save`` draws with, so the same records). For a table of
+    ``from_frames`` they come in its column names and labels, a binned column as the bin's
+    ``pandas.Interval`` or, with ``numeric="value"``, its representative value."""
+    from experiments.release.running.releases import sample_stream
+    from pubpriv_core.algorithms.release_sample import draw_records
+    from pubpriv_core.data.labels import decode
+
+    rng = (sample_stream(result.seed, result.run) if seed is None
+           else np.random.default_rng(seed))
+    domain = problem.private.domain
+    return decode(draw_records(result.release, domain, problem.n if n is None else n, rng),
+                  domain, numeric)
 
 
 def _composed(overrides: list[str]) -> dict[str, Any]:

@@ -40,11 +40,11 @@ def _refused(argv, tmp_path, capsys):
     (["algo=dualquery", "algo.max_T=1"], "algo.max_T must be null (no cap) or an integer in [2, "),
     (["cache_gb=0"], "cache_gb must be a finite number in (0, 10000]"),
     (["dataset=nope"], "dataset=nope names no option of config group dataset; choose one of: "
-                       "acs, adult, nist_acs"),
+                       "acs, adult, csv, nist_acs"),
     # the list goes on with any installed algorithm plugin (examples/ in CI)
     (["algo=nope"], "choose one of: aim, best_mixture, dualquery,"),
     (["algo=gem", "T=100"], "T=100 rounds of 1 marginal(s) exceed the workload's 64 marginals"),
-    (["public=nope"], "choose one of: biased, dataset, resample"),
+    (["public=nope"], "choose one of: biased, csv, dataset, none, resample"),
     (["foo=1"], "Key 'foo' not in 'RunConf'"),
     (["+foo=1"], "unknown key foo; remove it"),
     (["+algo.bar=2"], "unknown key algo.bar"),

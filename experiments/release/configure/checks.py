@@ -58,6 +58,7 @@ def check_scalars(cfg: dict[str, Any]) -> None:
     if problem:
         raise ConfigError(problem)
     _check_budget_choice(cfg)
+    _check_public_of_own_table(cfg)
 
 
 def _check_budget_choice(cfg: dict[str, Any]) -> None:
@@ -68,6 +69,15 @@ def _check_budget_choice(cfg: dict[str, Any]) -> None:
         raise ConfigError(f"eps={cfg['eps']} and eps_equiv={cfg['eps_equiv']} are both set; "
                           f"eps_equiv sets eps = eps_equiv*n_ref/n: pass eps={RunConf.eps} "
                           "(also to pin a preset's eps axis) or drop eps_equiv")
+
+
+def _check_public_of_own_table(cfg: dict[str, Any]) -> None:
+    """A user's CSV is private whole: no public rows are drawn from it."""
+    kind = cfg["public"]["kind"]
+    if cfg["dataset"]["name"] == "csv" and kind in ("resample", "biased"):
+        raise ConfigError(f"public={kind} would draw public rows from your private CSV; pass "
+                          "public=csv public.path=<public CSV>, or public=none for no public "
+                          "data")
 
 
 def check_data(cfg: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator
 from folktables.load_acs import state_list
 
 from experiments.outputs import folder_problem
+from pubpriv_core.data.frames import FILE_SUFFIXES
 from pubpriv_core.data.nist_acs import YEARS as NIST_YEARS
 from pubpriv_core.data.synthetic import PRESETS
 
@@ -96,12 +97,29 @@ def _acs_state(value: Any) -> bool:
     return isinstance(value, str) and value.upper() in state_list
 
 
+def _file_or_none(value: Any, suffixes: tuple[str, ...] = ()) -> bool:
+    """None, or a non-blank path ending in one of ``suffixes`` (any when empty); whether the
+    file exists is checked when it is read, in one line naming it."""
+    if value is None:
+        return True
+    return isinstance(value, str) and bool(value.strip()) and \
+        (not suffixes or value.lower().endswith(suffixes))
+
+
+def _column_entries(value: Any) -> bool:
+    """A mapping column -> entry (a mapping of categories, bins, … or the word categorical or
+    numerical); the entries' keys and values are checked when the domain is built."""
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and k.strip() and isinstance(v, (dict, str)) for k, v in value.items())
+
+
 WRITABLE = Rule(_writable, "a folder that exists or can be created, and is writable",
                 "pass a writable results_dir (check its permissions, free space and mount)")
 DATA_ROOT = Rule(_folder_or_none, "null ($PUBPRIV_DATA, else the per-user cache) or a folder",
                  "pass the folder that holds adult/, nist-acs-excerpts/ or acs/ (or set "
                  "PUBPRIV_DATA)")
 ACS_STATE = Rule(_acs_state, "a US postal code such as PA", "pass e.g. state=PA")
+CSV_FILE = Rule(_file_or_none, "the path of a CSV file", "pass the path of your CSV file")
 ACS_YEAR = integer(ACS_FIRST_YEAR, date.today().year, "pass a year whose ACS 1-Year file exists")
 SEED = integer(0, 2 ** 63 - 1, "pass a non-negative seed")
 
@@ -172,6 +190,16 @@ RULES: dict[str, Rule] = {
     "dataset.nist_acs.year": choice(NIST_YEARS, "pick a year of the NIST excerpts"),
     "dataset.acs.state": ACS_STATE,
     "dataset.acs.year": ACS_YEAR,
+    "dataset.csv.path": CSV_FILE,
+    "dataset.csv.public_path": CSV_FILE,
+    "dataset.csv.domain": Rule(lambda v: _file_or_none(v, FILE_SUFFIXES),
+                               f"null (no domain file) or a {'/'.join(FILE_SUFFIXES)} file",
+                               "pass a JSON or YAML file mapping each column to its entry"),
+    "dataset.csv.columns": Rule(_column_entries, "a mapping column -> entry (categories, bins, "
+                                "range, unseen, clip, values, kind)",
+                                "write e.g. dataset.columns={age:{bins:[0,30,60,inf]}}"),
+    "public.csv.path": CSV_FILE,
+    "public.none.fraction": choice((1.0,), "leave it at 1: there are no public rows"),
     "public.fraction": real(0.0, 1.0, "pass the share of public rows kept, e.g. 0.01",
                             open_low=True),
     "public.private_share": real(0.0, 100.0, "pass a share of the dataset's rows such as 0.9",

@@ -7,15 +7,16 @@ that have a fixed vocabulary are :class:`enum.Enum` fields. Value checks that ne
 against the number of attributes, W against C(d, k), MWEM's domain size) live in
 :mod:`experiments.release.configure.checks`.
 
-The groups mirror Liu et al. 2021 §5: a private ``dataset``, a ``public`` source built from it
-(resample, biased, another dataset; any of them thinned to a ``fraction``), an ``algo`` with its
-options, and a k-way marginal ``workload`` of W attribute sets drawn with a seed.
+The groups mirror Liu et al. 2021 §5: a private ``dataset`` (one of the project's, or a user's
+CSV), a ``public`` source built from it (resample, biased, another dataset, a user's public CSV;
+any of them thinned to a ``fraction``; or none), an ``algo`` with its options, and a k-way
+marginal ``workload`` of W attribute sets drawn with a seed.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
@@ -80,6 +81,20 @@ class AcsConf(DatasetConf):
     download: bool = True
 
 
+@dataclass
+class CsvConf(DatasetConf):
+    """A user's own CSV file (``pubpriv_core.data.csv_files``) on a domain fixed without its
+    rows: the domain file ``domain`` (JSON/YAML), then the entries ``columns``, each a column's
+    categories or bins; what they leave open is read from the public CSV ``public_path``
+    (``conf/dataset/csv.yaml``: ``public.path`` when ``public=csv``)."""
+
+    name: str = "csv"
+    path: Optional[str] = None
+    domain: Optional[str] = None
+    columns: Dict[str, Any] = field(default_factory=dict)
+    public_path: Optional[str] = None
+
+
 # ----------------------------------------------------------------------------- public sources
 @dataclass
 class PublicConf:
@@ -126,6 +141,23 @@ class OtherDatasetConf(PublicConf):
     preset: Optional[str] = None
     n: Optional[int] = None
     shift: Optional[float] = None
+
+
+@dataclass
+class CsvPublicConf(PublicConf):
+    """The public rows of a CSV file at ``path``, on the domain of the private ``dataset=csv``
+    (same columns); the private table is used whole."""
+
+    kind: str = "csv"
+    path: Optional[str] = None
+
+
+@dataclass
+class NoPublicConf(PublicConf):
+    """No public data: the private dataset is used whole, and algorithms that need public data
+    are refused. ``fraction`` stays 1 (there are no rows to thin)."""
+
+    kind: str = "none"
 
 
 # ----------------------------------------------------------------------------- algorithms
@@ -408,8 +440,9 @@ class RunConf:
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "dataset": {"synthetic": SyntheticConf, "adult": AdultConf, "nist_acs": NistAcsConf,
-                "acs": AcsConf},
-    "public": {"resample": ResampleConf, "biased": BiasedConf, "dataset": OtherDatasetConf},
+                "acs": AcsConf, "csv": CsvConf},
+    "public": {"resample": ResampleConf, "biased": BiasedConf, "dataset": OtherDatasetConf,
+               "csv": CsvPublicConf, "none": NoPublicConf},
     "algo": {"pmwpub": PMWPubConf, "mwem": MWEMConf, "dualquery": DualQueryConf,
              "public_only": PublicOnlyConf, "best_mixture": BestMixtureConf, "aim": AIMConf,
              "mst": MSTConf, "jam_pgm": JAMPGMConf, "pep": PEPConf, "pep_pub": PEPPubConf,

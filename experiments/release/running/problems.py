@@ -24,6 +24,7 @@ import numpy as np
 
 from pubpriv_core.harness import ReleaseProblem
 from pubpriv_core.data import load_dataset, public as public_sources
+from pubpriv_core.data.csv_files import load_public_csv
 from pubpriv_core.data.paths import data_root, set_data_root
 from pubpriv_core.queries import MarginalWorkload
 from pubpriv_core.queries.engine import ID_TABLE_MAX_ENTRIES, TABLE_CELLS_MAX_ENTRIES
@@ -121,6 +122,13 @@ def make_problem(key: str) -> ReleaseProblem:
     private, source = split(parts["dataset"], parts["public"], data_rng)
     spec = parts["workload"]
     workload = MarginalWorkload.random(private.domain, spec["k"], spec["size"], spec["seed"])
+    return release_problem(private, workload, source)
+
+
+def release_problem(private, workload: MarginalWorkload, source) -> ReleaseProblem:
+    """The problem of ``private`` and ``workload`` with the public ``source`` (None: none)."""
+    if source is None:
+        return ReleaseProblem(private, workload)
     return ReleaseProblem(private, workload, public_support=source.support.records,
                           public_weights=source.weights, public_rows=source.n_rows)
 
@@ -132,9 +140,12 @@ def load(dataset_cfg: dict[str, Any]):
 
 
 def split(dataset_cfg: dict[str, Any], public_cfg: dict[str, Any], rng: np.random.Generator):
-    """(private Dataset, PublicSource) for the ``public`` config (Liu et al. 2021, §5.2)."""
+    """(private Dataset, PublicSource) for the ``public`` config (Liu et al. 2021, §5.2); the
+    source is None for ``public=none``."""
     dataset = load(dataset_cfg)
     kind = public_cfg["kind"]
+    if kind == "none":
+        return dataset, None
     if kind in ("resample", "biased"):
         shares = {"private_share": public_cfg["private_share"],
                   "public_share": public_cfg["public_share"],
@@ -149,8 +160,13 @@ def split(dataset_cfg: dict[str, Any], public_cfg: dict[str, Any], rng: np.rando
     elif kind == "dataset":
         private = dataset
         source = public_sources.from_dataset(load(other_dataset(dataset_cfg, public_cfg)))
+    elif kind == "csv":
+        private = dataset
+        source = public_sources.from_dataset(load_public_csv(public_cfg["path"],
+                                                             dataset.domain), kind="csv")
     else:
-        raise ValueError(f"unknown public kind {kind!r}; choose resample, biased or dataset")
+        raise ValueError(f"unknown public kind {kind!r}; choose resample, biased, dataset, csv "
+                         "or none")
     if source.support.domain != private.domain:
         raise ValueError("the public dataset's domain differs from the private one's; pick a "
                          "public dataset with the same attributes (and the same `reduced`)")

@@ -12,13 +12,18 @@ One folder per (configuration, repetition), beside the records:
   JAM-PGM), whose release is a graphical model, ``release_rows`` records drawn from the model
   (null: n, the number of private rows); for a weighted release, ``release_rows`` records drawn
   from the weights when it is set;
+* ``weights_labelled.csv``, ``records_labelled.csv`` — for a user's own table (``dataset=csv``,
+  ``pubpriv_core.data.frames``): the same rows in the table's column names and labels, a binned
+  column's code as its interval [e_i, e_{i+1});
 * ``metadata.json`` — the algorithm and its options, the target and spent privacy (ρ, ε, δ),
-  the config hash, base seed and repetition, the domain (attribute names and sizes), the files
-  and what they hold.
+  the config hash, base seed and repetition, the domain (attribute names and sizes; for a user's
+  table also ``labels``, its domain spec: every column's categories or bin edges and
+  representative values), the files and what they hold.
 
-Nothing here reads the private data: the files hold the release (and draws from it, which are
-post-processing with their own random stream, the third child of ``SeedSequence([seed, run])``;
-the runner's data and algorithm streams are the first two). The files are written into a
+Nothing here reads the private data: the files hold the release (and draws from it,
+``pubpriv_core.algorithms.release_sample``, which are post-processing with their own random
+stream, the third child of ``SeedSequence([seed, run])``; the runner's data and algorithm
+streams are the first two). The files are written into a
 temporary folder that is renamed into place, so a folder is complete or absent.
 """
 from __future__ import annotations
@@ -28,6 +33,7 @@ import os
 import shutil
 import time
 import uuid
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +42,9 @@ import pandas as pd
 
 import pubpriv_core
 from pubpriv_core.algorithms.base import Release
+from pubpriv_core.algorithms.release_sample import draw_records
+from pubpriv_core.data.frames import FrameDomain
+from pubpriv_core.data.labels import decode
 from pubpriv_core.harness import ReleaseProblem
 
 #: rows written per block when the support is the whole domain (MWEM)
@@ -76,56 +85,60 @@ def save_release(folder: str | os.PathLike, release: Release, problem: ReleasePr
 def _write(folder: Path, release: Release, problem: ReleaseProblem, metadata: dict[str, Any],
            rows: int | None, rng: np.random.Generator) -> list[str]:
     domain = problem.private.domain
-    columns = list(domain.attributes)
+    labelled = isinstance(domain, FrameDomain)
     files: dict[str, str] = {}
     if release.weights is not None:
-        _write_weights(folder / "weights.csv", release, domain)
+        _write_weights(folder, release, domain, labelled)
         files["weights.csv"] = ("the released distribution: one row per support row (value "
                                 "codes) with its weight")
         draws = rows or 0
-        if draws:
-            support = _support(release, domain)
-            picks = rng.choice(len(release.weights), size=draws,
-                               p=release.weights / release.weights.sum())
-            _write_records(folder / "records.csv", support[picks], columns)
     elif "model" in release.trace:
-        from pubpriv_core.algorithms.pgm_sample import sample_records
-
         draws = problem.n if rows is None else rows
-        _write_records(folder / "records.csv", sample_records(release.trace["model"], draws, rng),
-                       columns)
     else:
         raise ValueError(f"{release.algo} released neither weights nor a model; nothing to save")
-    if (folder / "records.csv").exists():
+    if draws or release.weights is None:
+        records = draw_records(release, domain, draws, rng)
+        _write_records(folder / "records.csv", records, list(domain.attributes))
         files["records.csv"] = f"{draws} synthetic records drawn from the release (value codes)"
+        if labelled:
+            decode(records, domain).to_csv(folder / "records_labelled.csv", index=False)
+    if labelled:
+        for name in list(files):
+            files[name.replace(".csv", "_labelled.csv")] = (
+                f"{name} in the table's own column names and labels (a bin as its interval)")
     meta = {**metadata, "algo": release.algo, "rho": float(release.rho),
             "eps_spent": float(release.eps), "delta": float(release.delta),
-            "domain": dict(zip(columns, map(int, domain.shape))), "files": files,
+            "domain": dict(zip(domain.attributes, map(int, domain.shape))), "files": files,
             "release": "weights over rows" if release.weights is not None else
             "graphical model (records drawn from it)",
             "version": pubpriv_core.__version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    if labelled:
+        meta["labels"] = domain.spec()
     (folder / "metadata.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
     return [*files, "metadata.json"]
 
 
-def _support(release: Release, domain) -> np.ndarray:
-    """The rows the weights live on (the whole domain in C order when ``support`` is None)."""
-    if release.support is not None:
-        return np.asarray(release.support)
-    return np.stack(np.unravel_index(np.arange(domain.size()), domain.shape), axis=1)
-
-
-def _write_weights(path: Path, release: Release, domain) -> None:
+def _write_weights(folder: Path, release: Release, domain, labelled: bool) -> None:
+    """weights.csv (codes, weight), written in blocks of rows; with ``labelled`` also
+    weights_labelled.csv (the same rows in the table's labels)."""
     columns = list(domain.attributes)
     weights = np.asarray(release.weights, dtype=float)
-    with path.open("w") as handle:
-        handle.write(",".join([*columns, "weight"]) + "\n")
+    with ExitStack() as stack:
+        names = ["weights.csv", "weights_labelled.csv"] if labelled else ["weights.csv"]
+        handles = [stack.enter_context((folder / name).open("w")) for name in names]
+        for handle in handles:
+            handle.write(",".join([*columns, "weight"]) + "\n")
         for start in range(0, weights.size, _BLOCK):
             block = np.arange(start, min(start + _BLOCK, weights.size))
             rows = (np.asarray(release.support)[block] if release.support is not None else
                     np.stack(np.unravel_index(block, domain.shape), axis=1))
-            frame = pd.DataFrame(rows, columns=columns).assign(weight=weights[block])
-            frame.to_csv(handle, header=False, index=False, float_format="%.17g")
+            _append(handles[0], pd.DataFrame(rows, columns=columns), weights[block])
+            if labelled:
+                _append(handles[1], decode(rows, domain), weights[block])
+
+
+def _append(handle, rows: pd.DataFrame, weights: np.ndarray) -> None:
+    rows.assign(weight=weights).to_csv(handle, header=False, index=False, float_format="%.17g")
 
 
 def _write_records(path: Path, records: np.ndarray, columns: list[str]) -> None:
