@@ -17,7 +17,7 @@ vector-sized (Private-PGM's Armijo inner products, tree einsums, score reduction
 OpenBLAS's extra threads cost more than they gain and, with another process on the cores, spin
 against it (JAM-PGM on ADULT at ε = 0.1, one run beside a 2-worker sweep: 217.0 s with
 OpenBLAS's two threads, 63.3 s with one, the same record; quiet, 53.8 s and 53.1 s at half the
-CPU time; ``scripts/bench_blas_threads.py``, ``docs/benchmarks-pgm.md``).
+CPU time; ``scripts/bench.py blas_threads``, ``docs/benchmarks-pgm.md``).
 joblib's loky workers already start with one BLAS thread each on this 2-core machine, so a
 release now computes in the same arithmetic whichever way it is launched.
 """
