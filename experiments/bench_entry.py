@@ -6,7 +6,8 @@ A benchmark is a module of :mod:`experiments.release.bench` or :mod:`experiments
 its module's docstring, read from the source so that listing imports neither NumPy nor JAX nor
 any data; ``NAME --help`` prints the benchmark's own arguments. An unknown NAME is one
 ``error:`` line and status 2. This module sits above both wings and imports a benchmark only
-when it runs, so neither wing imports the other through it.
+when it runs, so neither wing imports the other through it. Another command runs the same
+benchmarks with ``main(argv, prog="pubpriv bench")`` (``prog`` names it in usage lines).
 """
 from __future__ import annotations
 
