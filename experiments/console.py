@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Callable, Sequence
 
 from hydra.errors import MissingConfigException
@@ -109,9 +110,30 @@ def quiet_workers():
         yield
 
 
+#: the name a command's parser shows in its usage and errors while :func:`program` sets it
+_PROGRAM: ContextVar[str | None] = ContextVar("program", default=None)
+
+
+@contextmanager
+def program(name: str):
+    """Parsers made inside the block call themselves ``name`` (e.g. ``scripts/bench.py pgm``,
+    when one command runs another's ``main``), unless given a ``prog`` of their own."""
+    token = _PROGRAM.set(name)
+    try:
+        yield
+    finally:
+        _PROGRAM.reset(token)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with the scripts' error rule: a bad argument is one ``error:`` line naming the
-    fix (``--help``) and status 2, without argparse's usage block."""
+    fix (``--help``) and status 2, without argparse's usage block; its name is the one
+    :func:`program` sets, if any."""
+
+    def __init__(self, *args, **kwargs):
+        if not args and "prog" not in kwargs and _PROGRAM.get() is not None:
+            kwargs["prog"] = _PROGRAM.get()
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         fail(f"{message}; `{self.prog} --help` lists the arguments")

@@ -3,9 +3,7 @@ run, from its walltimes.csv and each release artefact's runs.csv."""
 import pandas as pd
 import pytest
 
-from runner_helpers import load_script
-
-costs = load_script("artefact_costs")
+from experiments.release.artefacts import costs
 
 
 def test_walltime_rows_name_the_slowest_run_and_the_runs_over_a_minute(tmp_path):

@@ -1,10 +1,11 @@
-"""``scripts/bench_blas_threads.py``: one release per cell through ``run.py`` in fresh
+"""``scripts/bench.py blas_threads``: one release per cell through ``run.py`` in fresh
 processes, the same record from two trees, and one error line for a bad cell or checkout."""
 import pytest
 
-from runner_helpers import REPO, load_script
+from experiments.release.bench import blas_threads
+from runner_helpers import REPO
 
-bench_main = load_script("bench_blas_threads").main
+bench_main = blas_threads.main
 CELL = "dataset=synthetic algo=public_only T=1 eps=1.0"
 
 
@@ -30,6 +31,6 @@ def test_before_must_be_a_checkout(tmp_path, capsys):
 
 
 def test_traces_are_compared_without_their_timings():
-    untimed = load_script("bench_blas_threads").untimed
+    untimed = blas_threads.untimed
     assert untimed({"steps": [3, 4], "rounds_cpu_s": 1.5, "pretrain_s": 2.0}) == {"steps": [3, 4]}
     assert untimed(0.25) == 0.25

@@ -1,10 +1,9 @@
-"""``scripts/bench_calibration.py``: the clique cells of an elimination order, the measure it
+"""``scripts/bench.py calibration``: the clique cells of an elimination order, the measure it
 sets beside a run's junction tree."""
 import random
 
-from runner_helpers import load_script
+from experiments.release.bench import calibration as bench
 
-bench = load_script("bench_calibration")
 SIZES = {"a": 2, "b": 3, "c": 5, "d": 7}
 
 

@@ -1,11 +1,9 @@
-"""``scripts/bench_fit_step.py``: the parts of one GEM / RAP^softmax Adam step on an artefact's
+"""``scripts/bench.py fit_step``: the parts of one GEM / RAP^softmax Adam step on an artefact's
 problem, GEM's generator multiply-adds, and one error line without the data."""
 import pytest
 
+from experiments.release.bench import fit_step as bench
 from pubpriv_core.data import paths
-from runner_helpers import load_script
-
-bench = load_script("bench_fit_step")
 
 
 def test_generator_multiply_adds_count_each_layer():

@@ -1,11 +1,10 @@
-"""bench_pass: each answer path's index, additions and timings, the stream reading every entry
-once, and one error line for bad points."""
+"""``scripts/bench.py pass``: each answer path's index, additions and timings, the stream
+reading every entry once, and one error line for bad points."""
 import numpy as np
 import pytest
 
 from experiments.release.bench import pass_floor
 from pubpriv_core.queries import engine, plan
-from runner_helpers import load_script
 
 
 def test_the_stream_sums_every_entry_of_the_index_once():
@@ -33,12 +32,11 @@ def test_id_table_table_cell_and_code_paths(monkeypatch):
 
 
 def test_script_prints_a_line_per_point_and_refuses_bad_points(capsys):
-    script = load_script("bench_pass")
-    script.main(["--points", "600x40", "--repeats", "1"])
+    pass_floor.main(["--points", "600x40", "--repeats", "1"])
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("support") and "id table" in out[0] and "pass / stream" in out[0]
     assert out[1].startswith("load average")
     with pytest.raises(SystemExit) as stop:
-        script.main(["--points", "600x"])
+        pass_floor.main(["--points", "600x"])
     assert stop.value.code == 2
     assert "expected ROWSxW pairs" in capsys.readouterr().err

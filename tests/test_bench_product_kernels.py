@@ -1,11 +1,9 @@
-"""``scripts/bench_product_kernels.py``: per-call times of the product-mixture kernels on an
+"""``scripts/bench.py product_kernels``: per-call times of the product-mixture kernels on an
 artefact's workload, and one error line without the data."""
 import pytest
 
+from experiments.release.bench.product_kernels import main as bench_main
 from pubpriv_core.data import paths
-from runner_helpers import load_script
-
-bench_main = load_script("bench_product_kernels").main
 
 
 def test_prints_the_plan_and_four_timings(nist_root, capsys):

@@ -1,4 +1,4 @@
-"""bench_scale's pass timer: the time of each full answer pass, the answerer left as it was."""
+"""The scale benchmark's pass timer: each full answer pass timed, the answerer left as it was."""
 import time
 
 import numpy as np

@@ -1,14 +1,12 @@
-"""``scripts/bench_slow_runs.py``: a store's slowest runs recomputed alone in fresh processes,
+"""``scripts/bench.py slow_runs``: a store's slowest runs recomputed alone in fresh processes,
 each checked against its stored max error; bad input is one error line."""
 import json
 
 import pytest
 
+from experiments.release.bench import slow_runs as bench
 from experiments.release.running.store import ResultsStore
 from experiments.release.running.sweep import preset_configs, run_sweep
-from runner_helpers import load_script
-
-bench = load_script("bench_slow_runs")
 
 
 @pytest.fixture(scope="module")

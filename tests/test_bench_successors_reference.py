@@ -1,4 +1,4 @@
-"""``scripts/bench_successors.py reference``'s driver without the reference code: only the seeds
+"""``scripts/bench.py successors reference``'s driver without the reference code: only the seeds
 asked for run, runs already recorded are skipped, the order alternates with the seed's parity,
 and the table pairs only the seeds both codes ran."""
 import json

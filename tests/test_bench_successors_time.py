@@ -1,10 +1,8 @@
-"""``scripts/bench_successors.py time --runs N``: one JSON line per repetition 0..N−1, each the
+"""``scripts/bench.py successors time --runs N``: one JSON line per repetition 0..N−1, each the
 release of that repetition (different draws, same problem)."""
 import json
 
-from runner_helpers import load_script
-
-bench_main = load_script("bench_successors").main
+from experiments.release.bench.successors import main as bench_main
 
 
 def test_time_prints_one_line_per_repetition(capsys):

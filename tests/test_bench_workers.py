@@ -1,12 +1,10 @@
-"""``scripts/bench_workers.py``: one sweep timed on one worker, two workers and two pinned
+"""``scripts/bench.py workers``: one sweep timed on one worker, two workers and two pinned
 workers, each in a fresh process; a failed sweep is one error line."""
 import re
 
 import pytest
 
-from runner_helpers import load_script
-
-bench = load_script("bench_workers")
+from experiments.release.bench import workers as bench
 
 
 def test_prints_each_arm_and_the_medians(capsys):

@@ -1,10 +1,9 @@
 """``scripts/compare_records.py A B``: two results folders matched run by run."""
 import pytest
 
+from experiments.release.running import compare as compare_records
 from experiments.release.running.store import ResultsStore
-from runner_helpers import load_script, valid_record
-
-compare_records = load_script("compare_records")
+from runner_helpers import valid_record
 
 
 def _write(folder, run, max_error, mean_error=0.01, algo="pmwpub"):

@@ -207,7 +207,7 @@ def tiny_cases(draw):
 
 EXAMPLES = {"aim": 5, "mst": 6, "jam_pgm": 5, "dualquery": 5, "pmwpub": 8, "mwem": 8,
             "pep": 6, "pep_pub": 6, "gem": 3, "gem_pub": 2, "rap": 4}
-#: a cap on the examples per algorithm (the mutation run sets 2: scripts/mutation_privacy.sh)
+#: a cap on the examples per algorithm (the mutation run sets 2: scripts/mutation_privacy.py)
 EXAMPLES_CAP = int(os.environ.get("PUBPRIV_FLOW_EXAMPLES", "12"))
 
 

@@ -1,9 +1,9 @@
-"""``scripts/replay_gem.py compare``: two saved GEM repetitions agree only when they chose the
+"""``scripts/bench.py replay_gem compare``: two saved GEM repetitions agree only when they chose the
 same marginals and their answers and max errors agree within the tolerance."""
 import numpy as np
 import pytest
 
-from runner_helpers import load_script
+from experiments.release.bench import replay_gem as replay
 
 
 def save(path, answers, marginals, max_error):
@@ -21,7 +21,6 @@ def save(path, answers, marginals, max_error):
 ])
 def test_compare_needs_same_selections_and_answers_within_tolerance(tmp_path, answers, marginals,
                                                                      max_error, status):
-    replay = load_script("replay_gem")
     a = save(tmp_path / "a.npz", [0.1, 0.2], [1, 5], 0.3)
     b = save(tmp_path / "b.npz", answers, marginals, max_error)
     assert replay.main(["compare", str(a), str(b), "--tol", "1e-5"]) == status

@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from experiments.console import UserError
-from experiments.release.bench.replay import differences
+from experiments.release.bench.replay_fig2 import differences
 
 
 def record():
@@ -41,7 +41,7 @@ def test_a_record_of_another_sample_is_refused():
 
 
 def test_an_unwritable_output_is_refused_before_any_run(tmp_path, monkeypatch):
-    from experiments.release.bench import replay
+    from experiments.release.bench import replay_fig2 as replay
 
     def no_runs():
         raise AssertionError("ran before checking the output path")

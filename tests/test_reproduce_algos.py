@@ -6,9 +6,7 @@ import pytest
 
 from experiments.release.artefacts import reproduce
 from experiments.release.artefacts.catalogue import ARTEFACTS
-from runner_helpers import load_script
-
-reproduce_main = load_script("reproduce").main
+from experiments.reproduce_cli import main as reproduce_main
 
 
 def _algos(work) -> set[str]:

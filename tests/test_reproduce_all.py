@@ -8,9 +8,7 @@ import pytest
 
 from experiments import reproduce_all
 from experiments.release.artefacts.slurm import SlurmJobsFailed
-from runner_helpers import load_script
-
-reproduce_main = load_script("reproduce").main
+from experiments.reproduce_cli import main as reproduce_main
 
 
 class Launcher:
@@ -114,7 +112,8 @@ def test_an_artefact_of_all_records_the_single_command_that_does_the_same(tmp_pa
     argv = reproduce_all.equivalent_command("sota", out, kwargs)
     assert argv == ["sota", "--jobs", "2", "--tuning", "paper", "--set", "runs=3", "--data-root",
                     "/data", "--no-run", "--out", str(out)]
-    script, seen = load_script("reproduce"), {}
+    from experiments import reproduce_cli as script
+    seen = {}
     monkeypatch.setattr(script, "reproduce", lambda name, **kw: seen.update(kw, name=name) or 0)
     assert script.main(argv) == 0                 # the recorded command runs the same
     assert {k: seen[k] for k in kwargs} == kwargs and seen["out"] == str(out)

@@ -8,9 +8,8 @@ import pandas as pd
 
 from experiments.release.artefacts import reproduce
 from experiments.release.artefacts.catalogue import ARTEFACTS
-from runner_helpers import REPO, load_script
-
-reproduce_main = load_script("reproduce").main
+from experiments.reproduce_cli import main as reproduce_main
+from runner_helpers import REPO
 
 
 def _digest(folder: Path) -> dict[str, str]:

@@ -10,10 +10,8 @@ import pytest
 from experiments.release.artefacts import reproduce
 from experiments.release.artefacts.acs_fixture import person_frame
 from experiments.release.figures.paper import runtime_table
+from experiments.reproduce_cli import main as reproduce_main
 from pubpriv_core.data.acs import pums_file_name
-from runner_helpers import load_script
-
-reproduce_main = load_script("reproduce").main
 
 #: every (state, year) file that fig1_acs and fig3_fraction read (test and validation rows)
 FILES = [("PA", 2018), ("PA", 2014), ("GA", 2018), ("GA", 2014),

@@ -13,10 +13,8 @@ from experiments.release.artefacts import reproduce
 from experiments.release.artefacts.slurm import SlurmJobsFailed, SlurmLauncher, parameters, preset
 from experiments.release.running.store import ResultsStore
 from experiments.release.running.sweep import compose_jobs, run_sweep
-from runner_helpers import load_script
+from experiments.reproduce_cli import main as reproduce_main
 from test_reproduce_sweep import _tiny
-
-reproduce_main = load_script("reproduce").main
 
 
 def local(seen=None):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import experiments.theory.runner as theory
+from experiments import bench_entry
 from experiments.release.configure import cli
 from experiments.release.running.store import ResultsStore
 from runner_helpers import load_script, valid_record
@@ -18,8 +19,12 @@ from runner_helpers import load_script, valid_record
 LONG = "a" * 300   # a path component longer than NAME_MAX: the OS refuses it (ENAMETOOLONG)
 
 
-def _main(script: str):
-    return load_script(script).main
+def _main(command: str):
+    """The ``main`` of ``scripts/<command>.py``, or of ``scripts/bench.py NAME`` for
+    ``bench NAME``."""
+    if command.startswith("bench "):
+        return lambda argv: bench_entry.main([command.split()[1], *argv])
+    return load_script(command).main
 
 
 def _bad_paths(tmp_path: Path) -> dict[str, str]:
@@ -37,14 +42,14 @@ SCRIPTS = {
     "plot_errors": lambda out, tmp: [str(tmp / "in.csv"), "-o", out],
     "plot_figures": lambda out, tmp: [out],
     "reproduce": lambda out, tmp: ["fig2", "--quick", "--out", out],
-    "bench_scale": lambda out, tmp: ["--sizes", "10", "--out", out],
-    "bench_aim_gap": lambda out, tmp: ["--out", out, "--seeds", "0"],
-    "bench_aim_reference": lambda out, tmp: ["--out", out, "--reference-dir", str(tmp)],
+    "bench scale": lambda out, tmp: ["--sizes", "10", "--out", out],
+    "bench aim_gap": lambda out, tmp: ["--out", out, "--seeds", "0"],
+    "bench aim_reference": lambda out, tmp: ["--out", out, "--reference-dir", str(tmp)],
+    "bench replay_fig2": lambda out, tmp: [out],
     "bounds": lambda out, tmp: ["plot", "--out", out],
     "make_acs_fixture": lambda out, tmp: ["--out", out],
-    "replay_fig2": lambda out, tmp: [out],
 }
-FOLDER_OUTPUTS = {"plot_figures", "reproduce", "bench_scale", "bounds", "make_acs_fixture"}
+FOLDER_OUTPUTS = {"plot_figures", "reproduce", "bench scale", "bounds", "make_acs_fixture"}
 
 
 def _status(main, argv, capsys) -> tuple[int, str]:

@@ -1,4 +1,4 @@
-"""Time the theory presets from empty records (``scripts/bench_theory.py``).
+"""Time the theory presets from empty records: wall, CPU and load per preset.
 
 Each run is ``python run.py experiment=theory_<paper> experiment.out=<scratch>/<tree>/<paper>``
 in a fresh process (the records folder is emptied first, so nothing is resumed), from one or more
@@ -7,6 +7,10 @@ exported with ``git archive``, gives an A/B comparison). Trees are interleaved p
 so both see the same load. Reported per run: wall seconds, CPU seconds of the process and its
 joblib workers (``RUSAGE_CHILDREN``), and the 1-minute load average before and after — the
 machine is shared, so wall time alone says little.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py theory [theory_liu2021 ...]
+        [--tree .] [--tree /path/to/older/checkout] [--scratch runs/bench_theory]
+        [--set key=value]
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiments.console import ArgumentParser, run_or_fail
 from experiments.theory.reproduce import THEORY
 
 
@@ -81,3 +86,17 @@ def table(runs: list[BenchRun], trees: list[Path]) -> str:
     total = [sum(r.wall_s for r in runs if r.tree == str(t.resolve())) / 60 for t in trees]
     lines.append("| total wall | " + " | ".join(f"{w:.1f} min" for w in total) + " |")
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("presets", nargs="*", default=list(THEORY),
+                        help="default: all theory presets")
+    parser.add_argument("--tree", action="append", type=Path,
+                        help="source tree to run (repeatable; default .)")
+    parser.add_argument("--scratch", type=Path, default=Path("runs/bench_theory"),
+                        help="records and outputs")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override for every run, e.g. experiment.n_jobs=1")
+    args = parser.parse_args(argv)
+    run_or_fail(run_benchmark, args.presets, args.tree or [Path(".")], args.scratch, args.set)

@@ -51,9 +51,15 @@ def _mixture_value(problem, method: str, time_limit: float) -> dict:
         return {"f": lv.best_mixture_error(problem, "mw"), "method": "mw"}
 
 
+def mixture_problem(setting: lv.Setting, n: int, m: int, trial: int, seed: int):
+    """The problem of one trial of the ``mixture`` sweep: n private and m public samples drawn
+    from the stream (seed, 1, 1000·shift, m, trial)."""
+    return lv.draw_problem(setting, n, m, stream_rng(seed, 1, int(1000 * setting.shift), m, trial))
+
+
 def mixture_record(setting: lv.Setting, n: int, m: int, trial: int, seed: int, method: str,
                    time_limit: float) -> dict:
-    problem = lv.draw_problem(setting, n, m, stream_rng(seed, 1, int(1000 * setting.shift), m, trial))
+    problem = mixture_problem(setting, n, m, trial, seed)
     public_only = float(np.max(np.abs(problem.public_answerer.expand(
         problem.public_answerer.answer(problem.public_weights)) - problem.true_answers)))
     return {"shift": setting.shift, "n": n, "m": m, "trial": trial, "support": problem.support_size,
@@ -239,14 +245,24 @@ def figure_mixture_and_pmwpub(mix: pd.DataFrame, pmw: pd.DataFrame, cfg):
 # --------------------------------------------------------------------------- |X̂| and |X| sweeps
 
 
-def sweep_record(cfg, kind: str, point: int, trial: int) -> dict:
-    """One trial of the ``support`` (point = s) or ``domain`` (point = extra attributes) sweep:
-    exact f and PMW^Pub's max error for every T of the grid."""
+def sweep_problem(cfg, kind: str, point: int, trial: int):
+    """(pair, problem) of one trial of the ``support`` (point = s) or ``domain`` (point = extra
+    attributes) sweep: the padded pair and the support of s public rows drawn from the stream
+    (seed, 4, extra, s, trial)."""
     p = cfg[kind]
     extra, s = (0, point) if kind == "support" else (point, int(p.s))
     pair = lv.padded_pair(cfg.preset, extra, float(p.shift), cfg.model_seed)
     problem = lv.support_problem(pair, int(p.n), s, seeded_rng(cfg, 4, extra, s, trial), k=cfg.k,
                                  workload_size=p.workload_size, core=p.core, workload_seed=cfg.seed)
+    return pair, problem
+
+
+def sweep_record(cfg, kind: str, point: int, trial: int) -> dict:
+    """One trial of the ``support`` (point = s) or ``domain`` (point = extra attributes) sweep:
+    exact f and PMW^Pub's max error for every T of the grid."""
+    p = cfg[kind]
+    extra, s = (0, point) if kind == "support" else (point, int(p.s))
+    pair, problem = sweep_problem(cfg, kind, point, trial)
     errors = {str(T): lv.pmwpub_max_error(problem, float(p.eps), int(T), seeded_rng(cfg, 5, extra, s, trial, T))
               for T in p.T}
     return {"kind": kind, "point": point, "trial": trial, "support": s,

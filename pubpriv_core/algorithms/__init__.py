@@ -18,8 +18,9 @@ AIM's neighbouring relation); otherwise the ledger is zCDP over replace-one neig
 Every release runs with one BLAS thread (``threadpoolctl``): the algorithms' BLAS calls are
 vector-sized (Private-PGM's Armijo inner products, tree einsums, score reductions), where
 OpenBLAS's extra threads cost more than they gain and, with another process on the cores, spin
-against it (``docs/benchmarks-pgm.md``). joblib's loky workers already start with one BLAS
-thread each, so a release computes in the same arithmetic whichever way it is launched.
+against it (``scripts/bench.py blas_threads``, ``docs/benchmarks-pgm.md``). joblib's loky
+workers already start with one BLAS thread each, so a release computes in the same arithmetic
+whichever way it is launched.
 """
 from __future__ import annotations
 

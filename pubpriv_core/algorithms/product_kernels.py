@@ -28,7 +28,7 @@ from pubpriv_core.queries.workload import MarginalWorkload
 CHUNKS = 4
 #: :func:`cell_answers` answers every cell and indexes them while the full pass multiplies at
 #: most this many times the vectors of the listed cells' own products (the break-even measured
-#: by ``scripts/bench_product_kernels.py`` on NIST reduced 3- and 5-way and full 3-way plans)
+#: by ``scripts/bench.py product_kernels`` on NIST reduced 3- and 5-way and full 3-way plans)
 FULL_PASS_RATIO = 1.25
 
 

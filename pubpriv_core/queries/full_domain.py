@@ -10,7 +10,7 @@ and the tree below applies that recursively — at each node it sums out the lar
 some remaining marginals do not need (for them), and keeps it (for the others). Where the cost
 model says so, a node's marginals are instead read off its tensor by one sparse 0/1 product (a
 leaf). On the NIST reduced domain (|X| = 97,200, all 84 3-way marginals) this takes ≈ 0.7 ms,
-against ≈ 14 ms for an |X|·W-non-zero incidence product (``scripts/bench_release.py`` times it
+against ≈ 14 ms for an |X|·W-non-zero incidence product (``scripts/bench.py release`` times it
 against :class:`~pubpriv_core.queries.engine.SupportAnswerer` on all |X| records). Rows of X
 are numbered in C order, as by :func:`full_domain_records`.
 """

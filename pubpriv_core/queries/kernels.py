@@ -231,7 +231,7 @@ def add_marginals_by_cells(cells_of, weights, plan, out):
     tables filled in the same row order, so the same floating-point sums, at 2 bytes read per
     (row, table) instead of k code bytes and k multiply-adds. Tables are filled two per sweep
     of the rows (:func:`_fill_two_by_cells`, each weight read once for two tables: 1.20× per
-    PMW^Pub round at 130,000 rows × 4,096 marginals, ``scripts/bench_engine_ab.py``)."""
+    PMW^Pub round at 130,000 rows × 4,096 marginals, ``scripts/bench.py engine_ab``)."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     _one_or_all_cores(_add_by_cells_serial, _add_by_cells_parallel,
                       weights.size * plan.num_tables, PARALLEL_MIN_PAIRS, cells_of, weights,

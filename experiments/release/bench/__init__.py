@@ -1,13 +1,18 @@
-"""Benchmarks of the query-release engine and algorithms (one module each; the command lines are
-``scripts/bench_<name>.py``)."""
+"""Benchmarks of the query-release engine and algorithms: one module each, whose ``main(argv)``
+is run by ``python scripts/bench.py NAME`` (:mod:`experiments.bench_entry` lists the names), and
+the helpers they share (fresh child processes, median timings)."""
 from __future__ import annotations
 
 import json
 import subprocess
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+#: the checkout these modules belong to (its ``run.py`` and ``conf/``)
+REPO = Path(__file__).resolve().parents[3]
 
 
 def median_seconds(call: Callable[[], object], repeats: int) -> float:

@@ -1,4 +1,4 @@
-"""AIM against the reference code's own choices, paired by seed (NIST reduced, add/remove).
+"""AIM against the reference code's own choices, paired by seed (NIST reduced).
 
 Setting of :mod:`experiments.release.bench.pgm`: private MA-2019 reduced (|X| = 97,200), all 84
 3-way marginals, ε = 1, δ = 1e-9 by default, add/remove neighbours (the reference code's), the
@@ -18,6 +18,9 @@ Also per seed: the reference script's "Average Error" on the synthetic records (
 workload of ½‖X/ΣX − Y/ΣY‖₁), the rounds, whether a selected clique holds both RAC1P and
 OWN_RENT, and the worst cell of the model. One JSON line per seed is appended to ``out`` (seeds
 already there are skipped), then the paired summary is printed.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py aim_gap --out aim_gap.jsonl
+        [--seeds 0 1 2 ...] [--eps 1] [--delta 1e-9]
 """
 from __future__ import annotations
 
@@ -28,6 +31,8 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import t as student
 
+from experiments.console import ArgumentParser, positive_float, run_or_fail
+from experiments.outputs import file_arg
 from experiments.release.bench.pgm import nist_problem
 from pubpriv_core.algorithms import aim, pgm  # pgm first: it sets JAX up before mbi loads
 from pubpriv_core.harness import ReleaseProblem
@@ -178,3 +183,13 @@ def run_gap(seeds: list[int], out: Path, eps: float = 1.0, delta: float = 1e-9,
     print(f"reference 'Average Error' on synthetic records: mean "
           f"{np.mean([r['synthetic_average_tv'] for r in rows]):.5f}; on the model's marginals "
           f"{np.mean([r['model_average_tv'] for r in rows]):.5f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=file_arg, required=True, help="JSON lines, one per seed")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(20)))
+    parser.add_argument("--eps", type=positive_float, default=1.0)
+    parser.add_argument("--delta", type=positive_float, default=1e-9)
+    args = parser.parse_args(argv)
+    run_or_fail(run_gap, args.seeds, args.out, args.eps, args.delta)

@@ -1,4 +1,4 @@
-"""The reference AIM code on this harness's NIST reduced problem, over seeds, against ours.
+"""The reference AIM code on NIST reduced over seeds, against this harness's AIM.
 
 The reference is ``mechanisms/aim.py`` of Private-PGM (McKenna et al. 2022, Alg. 2; its ``mbi``-2
 form, ``estimation.MirrorDescent().estimate(..., potentials=...)``, with its ``mechanism.py`` and
@@ -29,6 +29,15 @@ Per seed, one JSON line: the max error over all workload cells (fractions of the
 harness's metric) of the final model's marginals (``model``) and of its synthetic records
 (``synthetic``, what the reference script scores; also its "Average Error"), the rounds, the
 picked cliques, whether one holds both RAC1P and OWN_RENT, the model's worst cell, and the time.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py aim_reference --reference-dir
+        PRIVATE_PGM/mechanisms --out aim_reference.jsonl [--seeds 0 1 2 ...]
+        [--estimator joint|mbi] [--ours aim_gap.jsonl] [--eps 1] [--delta 1e-9]
+
+``--reference-dir`` is the user's own checkout of Private-PGM's ``mechanisms`` folder (``aim.py``,
+``mechanism.py``, ``cdp2adp.py`` in their ``mbi``-2 form). Seeds already in ``--out`` with the
+same estimator are not run again; ``--ours`` is an ``aim_gap`` output to compare with. Started
+with another ``PYTHONHASHSEED`` than 0, the benchmark runs in a child process that has 0.
 """
 from __future__ import annotations
 
@@ -37,6 +46,7 @@ import importlib.util
 import io
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,6 +56,8 @@ import jax
 import numpy as np
 from scipy import stats
 
+from experiments.console import ArgumentParser, positive_float, run_or_fail
+from experiments.outputs import file_arg
 from experiments.release.bench.aim_gap import as_mbi_model, average_tv, record_answers, worst_cell
 from experiments.release.bench.pgm import nist_problem
 from pubpriv_core.algorithms import pgm, pgm_joint  # pgm first: it sets JAX up before mbi loads
@@ -202,7 +214,7 @@ def welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
 
 
 def compare(rows: list[dict], ours: list[dict]) -> list[str]:
-    """Lines comparing the reference's rows with ours (``bench_aim_gap`` rows), per reading."""
+    """Lines comparing the reference's rows with ours (``aim_gap`` rows), per reading."""
     lines = []
     for key in ("model", "synthetic"):
         ref = np.array([r[key] for r in rows])
@@ -234,10 +246,11 @@ def run_reference(reference_dir: Path, seeds: list[int], out: Path, eps: float =
                   delta: float = 1e-9, estimator: str = "joint",
                   ours: Path | None = None) -> None:
     """Run the seeds not yet in ``out`` with ``estimator``, append their lines, print the
-    comparison with ``ours`` (a ``bench_aim_gap`` output)."""
+    comparison with ``ours`` (an ``aim_gap`` output)."""
     check_estimator(estimator)
     if ours is not None and not ours.is_file():
-        raise ValueError(f"--ours {ours} is not a file; pass a bench_aim_gap.py output")
+        raise ValueError(f"--ours {ours} is not a file; pass the --out of `scripts/bench.py "
+                         "aim_gap`")
     try:
         out.open("a").close()
     except OSError as err:
@@ -259,3 +272,27 @@ def run_reference(reference_dir: Path, seeds: list[int], out: Path, eps: float =
     rows = [done[s, estimator] for s in seeds]
     for line in compare(rows, read_rows(ours)):
         print(line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reference-dir", type=Path, required=True,
+                        help="a Private-PGM checkout's mechanisms folder")
+    parser.add_argument("--out", type=file_arg, required=True, help="JSON lines, one per seed")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(20)))
+    parser.add_argument("--estimator", choices=ESTIMATORS, default="joint")
+    parser.add_argument("--ours", type=Path, help="aim_gap's JSON lines to compare with")
+    parser.add_argument("--eps", type=positive_float, default=1.0)
+    parser.add_argument("--delta", type=positive_float, default=1e-9)
+    args = parser.parse_args(argv)
+    if os.environ.get("PYTHONHASHSEED") != "0":     # the reference iterates over sets
+        return subprocess.run([sys.executable, "-m", "experiments.release.bench.aim_reference",
+                               *argv], env={**os.environ, "PYTHONHASHSEED": "0"}).returncode
+    run_or_fail(run_reference, args.reference_dir, args.seeds, args.out, args.eps, args.delta,
+                args.estimator, args.ours)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,11 +1,12 @@
-"""Time per DualQuery round on ADULT (Liu et al. 2021, §5.2 / Fig 2 setting: 3-way, W = 256).
+"""Time per DualQuery round on ADULT (Liu et al. 2021, Fig. 2: 3-way, W = 256).
 
 Uses the real ADULT rows when the raw files are found (``PUBPRIV_DATA`` or ../shared/data next to
 the repository), otherwise a uniformly random Dataset over the same 13-attribute domain
 (|X| ≈ 7.32e11). Prints the calibrated rounds, the time per round (wall clock and CPU, and the share
 spent in the best-response integer program) and the max error of the release.
 
-    python scripts/bench_dualquery.py --eps 1 --samples 200
+    python scripts/bench.py dualquery [--eps 1] [--eta 2] [--samples 200] [--max-T T]
+        [--workload 256] [--random [--rows 43911]] [--seed 0]
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.console import ArgumentParser, positive_float, positive_int, run_or_fail
 from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data.adult import DOMAIN, load_adult
 from pubpriv_core.data.domain import Dataset
@@ -61,3 +63,20 @@ def run_benchmark(eps: float = 1.0, eta: float = 2.0, samples: int = 200,
           f"{100 * solves.sum() / rounds.sum():.0f}% of the round time")
     print(f"max error {release.errors(true)['max_error']:.4f}, "
           f"distinct records {release.trace['distinct_records']}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--eps", type=positive_float, default=1.0)
+    parser.add_argument("--eta", type=positive_float, default=2.0)
+    parser.add_argument("--samples", type=positive_int, default=200)
+    parser.add_argument("--max-T", type=positive_int, default=None)
+    parser.add_argument("--workload", type=positive_int, default=256,
+                        help="W, number of 3-way marginals")
+    parser.add_argument("--random", action="store_true", help="random records instead of ADULT")
+    parser.add_argument("--rows", type=positive_int, default=43_911,
+                        help="rows of the random dataset")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    run_or_fail(run_benchmark, args.eps, args.eta, args.samples, args.max_T, args.workload,
+                args.random, args.rows, args.seed)

@@ -1,22 +1,35 @@
-"""One PMW^Pub timing for :mod:`scripts.bench_engine_ab`, run in a fresh process of the tree
-being timed: ``python -m experiments.release.bench.engine_ab POINT`` prints one JSON line.
+"""PMW^Pub per iteration at chosen points, this tree against another checkout.
 
-POINT is ``ROWSxW`` (a point of bench_scale's grid, :func:`~.scale.one_configuration`: T = 20,
-ε = 1, after an untimed 3-round release) or ``nist:OVERRIDE;OVERRIDE…`` (Hydra overrides of the
-``fig1_nist`` preset with ``algo=pmwpub``, e.g. ``nist:dataset.reduced=false;workload.k=3;
+    python scripts/bench.py engine_ab --before DIR [--points 16000x1024 …] [--pairs 3]
+
+DIR is a checkout of the code to compare with (``git worktree add DIR COMMIT`` or ``git archive
+COMMIT | tar -x -C DIR``). Each pair runs the point in a fresh process of the other tree, then of
+this one (the order swapped every pair); prints both per-iteration times, their ratio, the max
+errors and a digest of the selected queries and measurements (equal when the change keeps the
+numbers), and the load average before each run.
+
+The fresh process is ``python -m experiments.release.bench.engine_ab POINT`` run in the tree
+being timed (so DIR needs this file), which prints one JSON line (:func:`measure`). POINT is
+``ROWSxW`` (a point of the ``scale`` benchmark's grid, :func:`~.scale.one_configuration`:
+T = 20, ε = 1, after an untimed 3-round release) or ``nist:OVERRIDE;OVERRIDE…`` (Hydra overrides
+of the ``fig1_nist`` preset with ``algo=pmwpub``, e.g. ``nist:dataset.reduced=false;workload.k=3;
 public={year:2018};T=100;eps=1``: repetition 0 of that config as the runner builds it, after an
-untimed 3-round release). Besides the time per iteration it prints the max error and a digest of
-the selected queries and measurements, which are equal before and after a change that keeps the
-numbers.
+untimed 3-round release). Besides the time per iteration it prints the max error and the
+digest.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+from experiments.console import ArgumentParser, positive_int, run_or_fail
+from experiments.release.bench import REPO, json_child
 
 
 def digest(release) -> str:
@@ -44,7 +57,8 @@ def nist_point(overrides: list[str]) -> dict:
             "digest": digest(release)}
 
 
-def main(point: str) -> dict:
+def measure(point: str) -> dict:
+    """One point timed in this process (module docstring)."""
     if point.startswith("nist:"):
         return nist_point([o for o in point[5:].split(";") if o])
     from experiments.release.bench.scale import one_configuration
@@ -52,5 +66,42 @@ def main(point: str) -> dict:
     return one_configuration(rows, W)
 
 
-if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1])))
+def run_point(point: str, tree: str) -> dict:
+    """The point timed by the code of ``tree`` in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+    return json_child([sys.executable, "-m", "experiments.release.bench.engine_ab", point],
+                      f"{point} in {tree}", env=env, cwd=tree)
+
+
+def compare(before: str, points: list[str], pairs: int) -> None:
+    """Every point timed ``pairs`` times in each tree (alternating), then both medians."""
+    if not (Path(before) / "experiments" / "release" / "bench" / "engine_ab.py").is_file():
+        raise ValueError(f"--before {before} is not a checkout of this project with "
+                         "experiments/release/bench/engine_ab.py; copy that file into it")
+    for point in points:
+        times = {"before": [], "after": []}
+        for pair in range(pairs):
+            order = ("before", "after") if pair % 2 == 0 else ("after", "before")
+            for which in order:
+                load = os.getloadavg()[0]
+                record = run_point(point, before if which == "before" else str(REPO))
+                times[which].append(record["per_iter_s"])
+                print(f"{point}  {which:6s}  {1e3 * record['per_iter_s']:8.2f} ms per iteration"
+                      f"  max error {record['max_error']:.6f}  selections "
+                      f"{record.get('digest', '-')}  load {load:.1f}", flush=True)
+        b, a = np.median(times["before"]), np.median(times["after"])
+        print(f"{point}  median before {1e3 * b:.2f} ms, after {1e3 * a:.2f} ms ({b / a:.2f}x)",
+              flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="checkout of the code to compare with")
+    parser.add_argument("--points", nargs="+", default=["16000x1024", "4000x4096", "1000x4096"])
+    parser.add_argument("--pairs", type=positive_int, default=3)
+    args = parser.parse_args(argv)
+    run_or_fail(compare, args.before, args.points, args.pairs)
+
+
+if __name__ == "__main__":     # the fresh process of run_point: POINT -> one JSON line
+    print(json.dumps(measure(sys.argv[1])))

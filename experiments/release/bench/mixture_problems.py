@@ -1,5 +1,5 @@
-"""The release problems the product-mixture benchmarks (``scripts/bench_product_kernels.py``,
-``scripts/bench_fit_step.py``) time GEM's and RAP^softmax's kernels and steps on: the
+"""The release problems the product-mixture benchmarks (``scripts/bench.py product_kernels``,
+``scripts/bench.py fit_step``) time GEM's and RAP^softmax's kernels and steps on: the
 artefacts' NIST problems (private MA-2019 reduced, as ``sota`` and ``fig1_nist_matched``'s
 reduced rows; private national-2019 full, as ``nist_shift_matched``; public MA-2018) with all
 k-way marginals, and ADULT with the W = 256 3-way workload of ``sota_adult``."""

@@ -1,12 +1,12 @@
-"""What bounds a full answer pass of PMW^Pub at a point of ``scripts/bench_scale.py``'s grid.
+"""What bounds PMW^Pub's full answer pass at points of the scale grid.
 
 A round of PMW^Pub at the grid's larger points is mostly one full answer pass
 (:meth:`~pubpriv_core.queries.SupportAnswerer.answer`, ``pass_s`` in ``scaling.csv``). The pass
 reads an index row by row (:meth:`~pubpriv_core.queries.SupportAnswerer.pass_index`: the rows'
 query ids on small supports, their kept cells in the plan's super-marginal tables on large
 ones) and adds each row's weight into one cell per marginal or table. Set beside each other on
-the point's own support and workload (``acs_full`` public rows drawn as ``bench_scale`` draws
-them, W random 3-way marginals, weights those of the public source):
+the point's own support and workload (``acs_full`` public rows drawn as the ``scale`` benchmark
+draws them, W random 3-way marginals, weights those of the public source), one line per point:
 
 * ``pass_s``: one pass as the engine runs it (on all cores from
   :data:`~pubpriv_core.queries.kernels.PARALLEL_MIN_ID_PAIRS` or ``PARALLEL_MIN_PAIRS``
@@ -17,12 +17,18 @@ them, W random 3-way marginals, weights those of the public source):
 
 A pass far above ``stream_s`` is bound by its additions (each a load and a store of a table cell
 the row picks), not by memory bandwidth.
+
+    python scripts/bench.py pass [--points 130000x4096,16000x256,64000x256] [--repeats 9]
 """
 from __future__ import annotations
+
+import argparse
+import os
 
 import numba
 import numpy as np
 
+from experiments.console import ArgumentParser, positive_int, run_or_fail
 from experiments.release.bench import median_seconds
 
 #: entries of the index summed per task of the stream
@@ -81,3 +87,30 @@ def line(m: dict) -> str:
             f"{m['pass_one_s'] * 1e3:7.2f} ms on one thread ({m['ns_per_addition']:.2f} ns "
             f"per addition)  index stream {m['stream_s'] * 1e3:6.2f} ms on "
             f"{m['threads']} cores (pass / stream {m['pass_s'] / m['stream_s']:.1f})")
+
+
+def points(text: str) -> list[tuple[int, int]]:
+    """``ROWSxW,ROWSxW`` as pairs of positive integers (argparse makes the error one line)."""
+    try:
+        pairs = [tuple(int(v) for v in item.split("x")) for item in text.split(",")]
+    except ValueError:
+        pairs = []
+    if not pairs or any(len(p) != 2 or min(p) < 1 for p in pairs):
+        raise argparse.ArgumentTypeError(f"expected ROWSxW pairs such as 130000x4096,16000x256, "
+                                         f"got {text!r}")
+    return pairs
+
+
+def run(pairs: list[tuple[int, int]], repeats: int) -> None:
+    """One line per point, then the load average."""
+    for rows, W in pairs:
+        print(line(measure(rows, W, repeats)), flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", type=points, default="130000x4096,16000x256,64000x256")
+    parser.add_argument("--repeats", type=positive_int, default=9)
+    args = parser.parse_args(argv)
+    run_or_fail(run, args.points, args.repeats)

@@ -1,4 +1,4 @@
-"""Benchmark AIM, MST and JAM-PGM on the NIST reduced domain or ADULT: time per run and error.
+"""Time and error of AIM, MST and JAM-PGM, on one problem or every artefact cell.
 
 Setting: private MA-2019 (NIST CRC excerpts, reduced: 9 attributes, |X| = 97,200), all
 C(9, 3) = 84 3-way marginals, ε = 1, δ = 1/n² (``--delta``), replace-one neighbours; JAM-PGM,
@@ -17,9 +17,17 @@ repetition 0 (ADULT, 13 attributes, |X| ≈ 7.3·10¹¹; W = 256 random 3-way ma
 seed 0; public = 0.1N rows drawn without bias), which ``auto`` fits on the junction tree
 (``tree``).
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_pgm.py [--dataset nist|adult]
-[--runs 3] [--algos aim mst aim_public_tree aim_public_init]
-[--estimator auto|full_table|tree|mbi]``
+Usage, one problem: ``PUBPRIV_DATA=../shared/data python scripts/bench.py pgm
+[--dataset nist|adult] [--runs 3] [--eps 1] [--delta 1e-9]
+[--algos aim mst aim_add_remove jam_pgm_full_fits aim_public_tree aim_public_init]
+[--estimator auto|full_table|tree|mbi]``.
+
+The grid: ``python scripts/bench.py pgm --grid artefacts|matched|all [--runs 1] [--only TEXT ...]
+[--against-checkout DIR] [--out FILE.json]`` times every (algorithm, dataset, public, ε) cell
+(:mod:`experiments.release.bench.pgm_grid`), one line per run with the load average, then a
+Markdown table per cell; with ``--against-checkout`` every run also runs on that checkout's
+code, interleaved, and the table gives both times and their ratio, followed by the run-by-run
+comparison of selections and errors.
 """
 from __future__ import annotations
 
@@ -27,8 +35,10 @@ import time
 
 import numpy as np
 
-from experiments.release.running import problems
+from experiments.console import ArgumentParser, positive_float, positive_int, run_or_fail
 from experiments.release.configure.cli import compose_config
+from experiments.release.running import problems
+from pubpriv_core.algorithms.pgm import ESTIMATORS
 from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data import from_dataset, load_dataset
 from pubpriv_core.privacy import default_delta
@@ -96,3 +106,35 @@ def run_benchmark(algos: list[str], runs: int = 3, eps: float = 1.0,
           flush=True)
     for variant in algos:
         bench(problem, variant, runs, eps, delta, estimator)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="nist", choices=list(PROBLEMS),
+                        help="nist: MA-2019 reduced; adult: sota_adult at public.delta=0")
+    parser.add_argument("--runs", type=positive_int, default=None,
+                        help="runs per algorithm (one problem: default 3) or per grid cell "
+                             "(default: the cell's own count)")
+    parser.add_argument("--eps", type=positive_float, default=1.0)
+    parser.add_argument("--delta", type=positive_float, default=None,
+                        help="δ (default 1/n²; the reference codes use 1e-9)")
+    parser.add_argument("--algos", nargs="+", default=["aim", "mst", "jam_pgm"],
+                        choices=list(VARIANTS))
+    parser.add_argument("--estimator", default="auto", choices=list(ESTIMATORS),
+                        help="Private-PGM's estimator (auto: the cheaper of full_table and "
+                             "tree per fit)")
+    parser.add_argument("--grid", choices=["artefacts", "matched", "all"],
+                        help="time every cell the artefacts run (and/or the matched-signal ε)")
+    parser.add_argument("--only", nargs="+", default=[],
+                        help="with --grid: keep the cells whose label contains all these texts")
+    parser.add_argument("--against-checkout", help="with --grid: also run every job on the "
+                        "code of this checkout, interleaved")
+    parser.add_argument("--out", help="with --grid: write every run's record to this JSON file")
+    args = parser.parse_args(argv)
+    if args.grid:
+        from experiments.release.bench.pgm_grid import run_grid_benchmark
+        run_or_fail(run_grid_benchmark, args.grid, args.runs, args.only,
+                    args.against_checkout, args.out)
+        return
+    run_or_fail(run_benchmark, args.algos, args.runs or 3, args.eps, args.delta,
+                args.estimator, args.dataset)

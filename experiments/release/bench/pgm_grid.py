@@ -233,3 +233,29 @@ def compare(first: list[dict], second: list[dict]) -> list[str]:
         lines.append(f"| {group.replace(' | ', ' | ')} | {len(pairs)} | {same}/{len(pairs)} | "
                      f"{where} | {dmax:.2e} | {dmean:.2e} |")
     return lines
+
+
+def run_grid_benchmark(grid: str, runs: int | None, only: list[str], against: str | None,
+                       out: str | None) -> None:
+    """Time the cells of ``grid`` (artefacts, matched or all) whose label contains every text of
+    ``only``, on this checkout (and ``against``); print each run, the table per cell and, with
+    two checkouts, the run-by-run comparison; ``out``: every run's record as JSON."""
+    cells = []
+    if grid in ("artefacts", "all"):
+        cells += artefact_cells()
+    if grid in ("matched", "all"):
+        cells += matched_cells()
+    cells = [c for c in cells if all(text in c.key for text in only)]
+    if not cells:
+        raise ValueError("no cell matches --only; drop it or pass a part of a cell label "
+                         "(e.g. 'ADULT', 'jam_pgm', 'ε=1')")
+    checkouts = ["."] + ([against] if against else [])
+    print(f"{len(cells)} cells; checkouts: {', '.join(checkouts)}", flush=True)
+    records = run_grid(cells, runs, checkouts, echo=lambda s: print(s, flush=True))
+    print("\n" + "\n".join(summary_table(records)))
+    if against:
+        first, second = records.values()
+        print("\n" + "\n".join(compare(first, second)))
+    if out:
+        with open(out, "w") as handle:
+            json.dump(records, handle)

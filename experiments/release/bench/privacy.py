@@ -1,4 +1,4 @@
-"""Micro-benchmark of one private selection over ~300K candidates (the PMW^Pub inner step).
+"""One private selection over ~300K candidates (PMW^Pub's inner step), timed.
 
 Setting (Liu et al. 2021, ADULT, ε = 1, δ = 1/n², T = 100): ε0 = 0.0120 per selection and score
 sensitivity Δ = 1/43944. Score vectors:
@@ -11,7 +11,7 @@ sensitivity Δ = 1/43944. Score vectors:
   they are absent.
 
 Prints min and median wall time of one call per mechanism (single process).
-Usage: ``python scripts/bench_privacy.py [--repeats 300] [--seed 0]``
+Usage: ``python scripts/bench.py privacy [--repeats 300] [--seed 0]``
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.console import ArgumentParser, positive_int, run_or_fail
 from pubpriv_core.data import adult, paths
 from pubpriv_core.privacy import exponential_mechanism, permute_and_flip, report_noisy_max
 
@@ -91,3 +92,11 @@ def run_benchmark(repeats: int = 300, seed: int = 0) -> None:
         for label, mechanism in MECHANISMS.items():
             fastest, median = time_call(mechanism, scores, repeats, rng)
             print(f"  {label:22s} min {fastest * 1e3:7.3f} ms   median {median * 1e3:7.3f} ms")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=positive_int, default=300)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    run_or_fail(run_benchmark, args.repeats, args.seed)

@@ -21,7 +21,7 @@ T = 100. Prints, single process:
 * peak memory (the process's max RSS; tracemalloc is not used, it would slow the timings), and
   the load average at start and end.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_release.py [--runs 5]``
+Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench.py release [--runs 5] [--T 100]``
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from experiments.console import ArgumentParser, positive_int, run_or_fail
 from experiments.release.bench import median_seconds
 from pubpriv_core import privacy
 from pubpriv_core.harness import ReleaseProblem, run_algorithm
@@ -179,3 +180,11 @@ def mwem_benchmark(T: int, runs: int) -> None:
     report("MWEM per iteration, median (NIST reduced, |X|=97,200, 84 3-way)", median_iter)
     report("MWEM multiplicative updates per iteration (replay)", updates, unit="", scale=1)
 
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=positive_int, default=5,
+                        help="releases timed per line (PMW^Pub: one per ADULT split)")
+    parser.add_argument("--T", type=positive_int, default=100, help="rounds of each release")
+    args = parser.parse_args(argv)
+    run_or_fail(run_benchmark, args.runs, args.T)

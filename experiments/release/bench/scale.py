@@ -1,4 +1,6 @@
-"""The cost curve of PMW^Pub at the paper's full-ACS scale: time per iteration, build time and peak
+"""PMW^Pub's cost at the paper's full-ACS scale against support size and workload.
+
+The cost curve of PMW^Pub at the paper's full-ACS scale: time per iteration, build time and peak
 memory against the public support size and the workload size.
 
 Setting (Liu et al. 2021, Fig. 1 middle/bottom and Table 1's full-ACS row, on the embedded
@@ -39,8 +41,9 @@ With ``--repeats R`` each point is measured R times (the order of the two codes 
 alternating); scaling.csv keeps every measurement and the figure and the printed summary take
 each point's medians (the ratio: the median of its paired ratios).
 
-Usage: ``python scripts/bench_scale.py [--sizes 1000,4000,...] [--workloads 256,1024,4096]
-[--threads N] [--repeats R] [--out results/bench]``. Prints the table; writes ``scaling.csv`` and
+Usage: ``python scripts/bench.py scale [--sizes 1000,4000,...] [--workloads 256,1024,4096]
+[--threads N] [--repeats R] [--out results/bench] [--reference-dir DIR --reference-python PY]``.
+Prints the table; writes ``scaling.csv`` and
 ``scaling.png`` (log-log, with the paper's Table-1 point: 2.021 s per iteration, 130K-row
 support, W = 4,096, one core of an i5-4690K).
 """
@@ -57,7 +60,8 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.console import positive_ints
+from experiments.console import ArgumentParser, positive_int, positive_ints, run_or_fail
+from experiments.outputs import folder_arg
 from experiments.release.bench import json_child
 
 PAPER_POINT = {"support": 130_000, "W": 4096, "per_iter_s": 2.021}
@@ -320,6 +324,30 @@ def print_medians(medians, bandwidth: float, repeats: int) -> None:
         print(f"  support {row.support:>9,.0f}  W {row.W:>5}: {row.per_iter_s:.4f} s per "
               f"iteration{research}; bandwidth limit of a pass {row.bandwidth_s:.3g} s "
               f"(measured {row.per_iter_s / row.bandwidth_s:.1f}x that per iteration)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=positive_ints, default="1000,4000,16000,64000,130000")
+    parser.add_argument("--workloads", type=positive_ints, default="256,1024,4096")
+    parser.add_argument("--threads", type=positive_int, default=None,
+                        help="numba threads per configuration (default: all cores)")
+    parser.add_argument("--repeats", type=positive_int, default=1,
+                        help="measurements per configuration (the summary takes medians)")
+    parser.add_argument("--out", type=folder_arg, default="results/bench")
+    parser.add_argument("--reference-dir", default=None,
+                        help="a checkout of the paper's released code (terranceliu/pmw-pub): "
+                             "time it beside each configuration on the same inputs")
+    parser.add_argument("--reference-python", default=None,
+                        help="the interpreter of an environment with numpy<2 and pandas for "
+                             "the released code (required with --reference-dir)")
+    args = parser.parse_args(argv)
+    if (args.reference_dir is None) != (args.reference_python is None):
+        parser.error("--reference-dir and --reference-python go together")
+    reference = None if args.reference_dir is None else (args.reference_python,
+                                                         args.reference_dir)
+    run_or_fail(run_benchmark, args.sizes, args.workloads, args.threads, args.out, reference,
+                args.repeats)
 
 
 if __name__ == "__main__":  # the child process of run_child: ROWS,W [INPUTS] -> one JSON line

@@ -1,5 +1,30 @@
-"""GEM and GEM^Pub here against the authors' PyTorch code (``terranceliu/dp-query-release``) on
-its ADULT setting, side by side, interleaved run by run.
+"""GEM / GEM^Pub against the authors' PyTorch code on ADULT; cost per round.
+
+Three commands:
+
+* ``python scripts/bench.py successors reference --checkout DPQR --python VENV/bin/python
+  [--algo gem|gem_pub] [--runs 5 | --seeds 0,2,4] [--code both|pubpriv|reference] [--T 50]
+  [--pretrain-steps N] --out runs.jsonl [--table table.md]``: both codes on the same problem,
+  interleaved seed by seed (below); prints the comparison table of every run in ``--out``
+  (:func:`table`). ``--seeds`` runs only those seeds, so that two processes (one per core) can
+  share the seeds of one table; ``--code`` runs only one code's runs. ``DPQR`` is the user's
+  checkout of ``terranceliu/dp-query-release`` (with its ``datasets/``), ``VENV`` a virtual
+  environment with PyTorch and its requirements; neither is part of this project.
+* ``python scripts/bench.py successors replay --checkout DPQR --trace DIR [--python
+  VENV/bin/python --seed 0 --T 50 --rounds R] [--jitter N] [--table table.md]``: the reference's
+  GEM run once with its randomness traced into ``DIR`` (initial weights, noise, selections,
+  measurements; skipped when ``DIR`` holds a trace), then replayed in this harness's GEM update
+  (:mod:`experiments.release.bench.successors_replay`); prints both codes' Adam steps, error EMA
+  and true max error per round; ``--jitter N`` adds N replays from the same draws with the
+  initial weights moved by one float32 rounding step (how far rounding alone moves a run).
+* ``python scripts/bench.py successors time [--runs N] -- OVERRIDES...``: repetitions 0..N−1 of
+  ``python run.py OVERRIDES`` timed (seconds per round, pre-training, peak memory, max error;
+  :func:`~experiments.release.bench.timed_runs.time_line`), one JSON line each (GEM^Pub's public
+  pre-training is paid once per process); e.g. ``time -- experiment=fig1_paper_scale
+  algo=gem_pub public.shift=0.3 T=100``.
+
+The comparison: GEM and GEM^Pub here against the authors' code
+(``terranceliu/dp-query-release``) on its ADULT setting, side by side, interleaved run by run.
 
 The problem is the reference's own: its preprocessed ``datasets/adult.csv`` (48,842 rows) and
 ``datasets/domain/adult-domain.json``, projected on the 13 attributes its loader keeps for
@@ -29,12 +54,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from experiments.console import ArgumentParser, positive_int, run_or_fail, seed_list
+from experiments.release.bench import successors_replay
+from experiments.release.bench.timed_runs import time_line
 from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data.domain import Dataset, Domain
 from pubpriv_core.queries import MarginalWorkload
@@ -250,49 +277,78 @@ def welch(part: pd.DataFrame) -> str:
             f"(p = {test.pvalue:.2f})")
 
 
-class Repetition(NamedTuple):
-    """One timed repetition of a configuration (:func:`timed_repetition`)."""
-
-    cfg: dict
-    problem: ReleaseProblem
-    release: Any
-    eps: float
-    build_s: float
-    wall_s: float
+def reference(args) -> None:
+    """The ``reference`` command: interleaved runs, then the table of every run in ``--out``."""
+    seeds = args.seeds if args.seeds is not None else list(range(args.runs))
+    codes = CODES if args.code == "both" else (args.code,)
+    rows = interleave(args.python, args.checkout, args.algo, seeds, args.T, args.out,
+                      args.pretrain_steps, codes)
+    _show(table(rows), args.table)
 
 
-def timed_repetition(overrides: list[str], run: int = 0) -> Repetition:
-    """Repetition ``run`` of ``python run.py *overrides`` (an artefact block's job), nothing
-    written, with the seconds to build the problem and its true answers and the wall seconds of
-    the release."""
-    from experiments.release.configure.cli import compose_config
-    from experiments.release.running.problems import build_problem, data_context
-    from experiments.release.running.repetitions import repetition_release
+def replay(args) -> None:
+    """The ``replay`` command: the reference's GEM traced (unless traced), replayed here."""
+    if successors_replay.missing_files(args.trace):
+        if not args.python:
+            raise ValueError(f"{args.trace} holds no trace; pass --python (the reference's "
+                             "venv) to trace its run")
+        extra = ("--trace", str(args.trace.resolve()),
+                 *(("--rounds", str(args.rounds)) if args.rounds else ()))
+        run_reference(args.python, args.checkout, "gem", args.seed, args.T, None, extra)
+    trace = successors_replay.load(args.trace)
+    prob = problem(reference_data(args.checkout))
+    text = successors_replay.table(successors_replay.replay(trace, prob, args.T, GEM_OPTIONS))
+    finals = [successors_replay.replay(trace, prob, args.T, GEM_OPTIONS,
+                                       np.random.default_rng(j))[-1]["max_error"]
+              for j in range(args.jitter or 0)]
+    if finals:
+        text += ("\n\nThis harness from the same draws, its initial weights moved by at most "
+                 f"one float32 rounding step (seeds 0–{args.jitter - 1}): true max error after "
+                 f"the last round {', '.join(f'{e:.5f}' for e in finals)}.")
+    _show(text, args.table)
 
-    cfg = compose_config(overrides)
-    with data_context(cfg["data_root"]):
-        start = time.perf_counter()
-        prob = build_problem(cfg, run)
-        _ = prob.true_answers
-        built = time.perf_counter() - start
-        start = time.perf_counter()
-        release, eps, _ = repetition_release(cfg, prob, run)
-    return Repetition(cfg, prob, release, eps, built, time.perf_counter() - start)
+
+def _show(text: str, path: Path | None) -> None:
+    print(text)
+    if path:
+        path.write_text(text + "\n")
 
 
-def time_line(overrides: list[str], run: int = 0) -> dict:
-    """:func:`timed_repetition` as one JSON-ready line: the rounds' seconds (per round), the
-    public pre-training's, the problem build's, the peak resident memory of the process and the
-    release's max error."""
-    import resource
+def timing(args) -> None:
+    """The ``time`` command: one JSON line per repetition."""
+    for run in range(args.runs):
+        print(json.dumps(dict(time_line(args.overrides, run), run=run)), flush=True)
 
-    cfg, prob, release, eps, built, wall = timed_repetition(overrides, run)
-    return {"overrides": " ".join(overrides), "eps": eps, "T": cfg["T"],
-            "build_s": built, "wall_s": wall, "rounds_s": release.runtime_s,
-            "per_round_s": release.per_iter_s,
-            "cpu_per_round_s": release.trace["rounds_cpu_s"] / cfg["T"],
-            "pretrain_s": release.trace.get("pretrain_s"),
-            "mean_steps": release.trace.get("mean_steps"),
-            "max_error": release.errors(prob.true_answers)["max_error"],
-            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
-            "load": os.getloadavg()[0]}
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    ref = sub.add_parser("reference", help="side by side with the authors' code")
+    ref.add_argument("--checkout", type=Path, required=True)
+    ref.add_argument("--python", required=True, help="the reference venv's python")
+    ref.add_argument("--algo", choices=("gem", "gem_pub"), default="gem")
+    ref.add_argument("--runs", type=positive_int, default=5, help="seeds 0..runs-1")
+    ref.add_argument("--seeds", type=seed_list, help="these seeds instead of --runs")
+    ref.add_argument("--code", choices=("both", *CODES), default="both",
+                     help="run only this code's runs (the table still reads every run)")
+    ref.add_argument("--T", type=positive_int, default=50)
+    ref.add_argument("--pretrain-steps", type=positive_int, default=200)
+    ref.add_argument("--out", type=Path, required=True)
+    ref.add_argument("--table", type=Path)
+    rep = sub.add_parser("replay", help="the reference's GEM traced, replayed here")
+    rep.add_argument("--checkout", type=Path, required=True)
+    rep.add_argument("--trace", type=Path, required=True, help="the trace's folder")
+    rep.add_argument("--python", help="the reference venv's python (to make the trace)")
+    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--T", type=positive_int, default=50)
+    rep.add_argument("--rounds", type=positive_int, help="trace only the first R rounds")
+    rep.add_argument("--jitter", type=positive_int,
+                     help="N more replays from the weights moved by one rounding step")
+    rep.add_argument("--table", type=Path)
+    times = sub.add_parser("time", help="timed repetitions of run.py OVERRIDES")
+    times.add_argument("--runs", type=positive_int, default=1,
+                       help="repetitions 0..N-1 in this process (a public pre-training once)")
+    times.add_argument("overrides", nargs="+")
+    args = parser.parse_args(argv)
+    command = {"reference": reference, "replay": replay, "time": timing}[args.command]
+    run_or_fail(command, args)

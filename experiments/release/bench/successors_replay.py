@@ -55,7 +55,7 @@ def load(folder: Path) -> Trace:
     missing = missing_files(folder)
     if missing:
         raise ValueError(f"{folder} has no {', '.join(missing)}; run "
-                         "scripts/bench_successors.py replay with --checkout to trace the "
+                         "scripts/bench.py successors replay with --checkout to trace the "
                          "reference first")
     init = np.load(folder / "init.npz")
     state = {k[3:]: init[k] for k in init.files if k.startswith("sd_")}

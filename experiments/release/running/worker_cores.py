@@ -11,7 +11,7 @@ restricts itself to that slot's cores (``os.sched_setaffinity``) and numba to as
 before its first JAX computation sizes XLA's pool. Without ``sched_setaffinity`` (macOS,
 Windows) or with more workers than cores, workers are not pinned.
 
-What it buys and costs is measured by ``scripts/bench_workers.py`` (docs/benchmarks.md, "Two
+What it buys and costs is measured by ``scripts/bench.py workers`` (docs/benchmarks.md, "Two
 workers on two cores"): GEM^Pub sweeps ran faster, PMW^Pub's memory-bound passes as fast, and
 the numba kernels give the same sums for any number of threads — but XLA's float rounding
 follows its pool size, so GEM, GEM^Pub and RAP^softmax release other numbers on a pinned worker

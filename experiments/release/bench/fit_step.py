@@ -1,10 +1,10 @@
-#!/usr/bin/env python
-"""Milliseconds per Adam step of GEM (and GEM^Pub's rounds) or RAP^softmax, split into its
-four parts, on an artefact's problem; for GEM also the generator's multiply-adds per step and
-the rate its two compiled calls reach beside NumPy's float32 matrix product on this machine.
+"""Milliseconds per Adam step of GEM or RAP^softmax, split into its four parts.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_fit_step.py [--algo gem|rap]
-[--dataset nist|nist-full|adult] [--k 3] [--measured 25] [--repeats 200]``.
+Also, for GEM, the generator's multiply-adds per step and the rate its two compiled calls reach
+beside NumPy's float32 matrix product on this machine, on an artefact's problem.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py fit_step [--algo gem|rap]
+        [--dataset nist|nist-full|adult] [--k 3] [--measured 25] [--repeats 200]
 
 The step is :meth:`~pubpriv_core.algorithms.mixture_fit.Fitter.step` at the algorithm's default
 options, fitted to the true answers of ``--measured`` marginals of the artefact's workload
@@ -24,13 +24,11 @@ BLAS at its default threads.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
-import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
-from experiments.console import positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_int, run_or_fail
 from experiments.release.bench.mixture_problems import DATASETS, mixture_problem
 
 WARMUP = 3
@@ -132,7 +130,7 @@ def bench(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--algo", choices=("gem", "rap"), default="gem")
     parser.add_argument("--dataset", choices=DATASETS, default="nist")
     parser.add_argument("--k", type=positive_int, default=3, help="marginal order (NIST)")
@@ -140,6 +138,3 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=positive_int, default=200)
     run_or_fail(bench, parser.parse_args(argv))
 
-
-if __name__ == "__main__":
-    main()

@@ -1,25 +1,23 @@
-#!/usr/bin/env python
-"""Milliseconds per call of the product-mixture kernels (GEM's and RAP^softmax's answers and
-gradients, :mod:`pubpriv_core.algorithms.product_kernels`) on an artefact's problem.
+"""Milliseconds per call of GEM's and RAP^softmax's product-mixture kernels.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_product_kernels.py [--dataset
-nist|nist-full|adult] [--k 3] [--marginals 50] [--K 1000] [--repeats 50]``. The plan holds
-``--marginals`` k-way marginals drawn with seed 0 from the artefacts' workload (NIST reduced
-MA-2019: all C(9, k); NIST full national-2019: all C(20, k); ADULT: the W = 256 3-way workload),
-Pᵀ random rows, ``coef`` random on every cell (``gradient``) or on 10,000 of them (``gradient,
-10k cells``: RAP^softmax's ``max_idxs`` subset), as float32; the listed cells are those 10,000
-(``cell_answers`` takes the full pass when it is cheaper). Run it with ``PYTHONPATH`` at another
-checkout to time that tree's kernels on the same inputs.
+The kernels are those of :mod:`pubpriv_core.algorithms.product_kernels`, on an artefact's
+problem. The plan holds ``--marginals`` k-way marginals drawn with seed 0 from the artefacts'
+workload (NIST reduced MA-2019: all C(9, k); NIST full national-2019: all C(20, k); ADULT: the
+W = 256 3-way workload), Pᵀ random rows, ``coef`` random on every cell (``gradient``) or on
+10,000 of them (``gradient, 10k cells``: RAP^softmax's ``max_idxs`` subset), as float32; the
+listed cells are those 10,000 (``cell_answers`` takes the full pass when it is cheaper). Run it
+with ``PYTHONPATH`` at another checkout to time that tree's kernels on the same inputs.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py product_kernels
+        [--dataset nist|nist-full|adult] [--k 3] [--marginals 50] [--K 1000] [--repeats 50]
 """
 from __future__ import annotations
 
-import argparse
 import time
 
-import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
-from experiments.console import positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_int, run_or_fail
 from experiments.release.bench.mixture_problems import DATASETS, mixture_problem
 
 SUBSET = 10_000
@@ -57,7 +55,7 @@ def bench(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", choices=DATASETS, default="nist")
     parser.add_argument("--k", type=positive_int, default=3, help="marginal order (NIST)")
     parser.add_argument("--marginals", type=positive_int, default=50)
@@ -65,6 +63,3 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=positive_int, default=50)
     run_or_fail(bench, parser.parse_args(argv))
 
-
-if __name__ == "__main__":
-    main()

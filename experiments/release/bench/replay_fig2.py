@@ -1,5 +1,13 @@
-"""Same numbers: re-run a seeded sample of the committed Fig. 2 PMW^Pub runs and record, or
+"""Re-run 40 committed Fig. 2 PMW^Pub runs; record or compare draws and selections.
+
+Same numbers: re-run a seeded sample of the committed Fig. 2 PMW^Pub runs and record, or
 compare with an earlier record, everything a run draws and selects.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py replay_fig2 OUT.json [--against OLD.json]
+
+Record the sample before a change that must keep the numbers, record it again after, and compare:
+the exit status is 1 when any run selects, measures, updates or draws differently or its errors
+move.
 
 The sample: 40 (config, repetition) pairs drawn with seed 2026 from the PMW^Pub rows of
 ``results/fig2_adult_bias/runs.csv`` (ε 0.1–1, T 5–200, Δ −0.2 to 0.65), each re-run exactly as
@@ -15,13 +23,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.console import UserError
+from experiments.console import ArgumentParser, UserError, run_or_fail
+from experiments.outputs import file_arg
 from experiments.release.artefacts.catalogue import ARTEFACTS
-from experiments.release.running.problems import build_problem, data_context, repetition_streams
-from experiments.release.configure.rules import WRITABLE
 from experiments.release.artefacts.reproduce import REPO, plan
-from experiments.release.running.store import config_hash
+from experiments.release.configure.rules import WRITABLE
+from experiments.release.running.problems import build_problem, data_context, repetition_streams
 from experiments.release.running.repetitions import release_of
+from experiments.release.running.store import config_hash
 
 RUNS_CSV = REPO / "results" / "fig2_adult_bias" / "runs.csv"
 SAMPLE, SAMPLE_SEED = 40, 2026
@@ -114,7 +123,16 @@ def _read(path: str) -> list[dict]:
         records = json.loads(Path(path).read_text())
     except (OSError, ValueError) as err:
         raise UserError(f"cannot read the record {path} ({err}); pass a file written by "
-                        "this script") from None
+                        "`scripts/bench.py replay_fig2`") from None
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise UserError(f"{path} is not a replay record; pass a file written by this script")
+        raise UserError(f"{path} is not a replay record; pass a file written by "
+                        "`scripts/bench.py replay_fig2`")
     return records
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", type=file_arg, help="JSON file to write the record to")
+    parser.add_argument("--against", help="an earlier record to compare with")
+    args = parser.parse_args(argv)
+    return run_or_fail(run_replay, args.output, args.against)

@@ -1,18 +1,18 @@
-#!/usr/bin/env python
-"""One release per cell, run by ``run.py`` in a fresh process, in this tree and (``--before``)
-in another checkout, alternating which goes first; prints the release time, the process's wall
-and CPU time, the errors, and whether the two trees' records agree.
+"""One release per cell in fresh processes, this tree against another checkout.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_blas_threads.py [--before DIR]
-[--repeats 1] [--cell "experiment=sota_adult algo=jam_pgm eps=0.1 public.delta=0.0" ...]``.
-Made to compare releases on one BLAS thread (this tree: ``run_algorithm`` limits it) with
-OpenBLAS's default of one thread per core (a checkout before that limit, e.g. ``git archive
-3004edb | tar -x -C DIR``). The default cells are the artefacts' BLAS users on ADULT. Each line
-gives the 1-minute load average at the start of the process.
+Each cell is run by ``run.py`` in a fresh process, in this tree and (``--before``) in another
+checkout, alternating which goes first; prints the release time, the process's wall and CPU time,
+the errors, and whether the two trees' records agree. Made to compare releases on one BLAS
+thread (this tree: ``run_algorithm`` limits it) with OpenBLAS's default of one thread per core (a
+checkout before that limit, e.g. ``git archive 3004edb | tar -x -C DIR``). The default cells are
+the artefacts' BLAS users on ADULT. Each line gives the 1-minute load average at the start of the
+process.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py blas_threads [--before DIR] [--repeats 1]
+        [--cell "experiment=sota_adult algo=jam_pgm eps=0.1 public.delta=0.0" ...]
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from experiments.console import positive_int, run_or_fail
+from experiments.console import ArgumentParser, positive_int, run_or_fail
+from experiments.release.bench import REPO
 
-HERE = Path(__file__).resolve().parents[1]
 CELLS = ("experiment=sota_adult algo=jam_pgm eps=0.1 public.delta=0.0",
          "experiment=sota_adult algo=aim eps=1.0 public.delta=0.0",
          "experiment=sota_adult algo=mst eps=1.0 public.delta=0.0",
@@ -69,7 +69,7 @@ def line(side: str, cell: str, r: dict) -> str:
 
 
 def bench(args) -> None:
-    trees = [("this tree", HERE)] + ([("before", Path(args.before).resolve())]
+    trees = [("this tree", REPO)] + ([("before", Path(args.before).resolve())]
                                       if args.before else [])
     print("| cell | tree | release s | process wall s | process CPU s | max error | mean error "
           "| load |\n|---|---|---|---|---|---|---|---|")
@@ -91,7 +91,7 @@ def bench(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="another checkout to run the same cells in")
     parser.add_argument("--repeats", type=positive_int, default=1)
     parser.add_argument("--cell", action="append",
@@ -101,6 +101,3 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--before {args.before} holds no run.py; pass a checkout of this project")
     run_or_fail(bench, args)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,17 +1,17 @@
-#!/usr/bin/env python
-"""Where a Private-PGM run's calibration time goes: calls, clique cells swept, ns per cell, and
-whether another elimination order would give a smaller junction tree.
+"""Where a Private-PGM run's calibration time goes, and smaller junction trees.
 
-Usage: ``PUBPRIV_DATA=../shared/data python scripts/bench_calibration.py [--orders 300]
-[--runs 1] -- experiment=sota_adult algo=jam_pgm eps=0.1 public.delta=0.0``. The overrides after
-``--`` are one ``run.py`` cell, its first ``--runs`` repetitions run in this process (records
-under a temporary folder) with
-:meth:`~pubpriv_core.algorithms.pgm_calibrate.CalibrationPlan.calibrate` timed per tree. Then,
-for the largest tree, its clique cells are set beside those of min-fill elimination and of
-``--orders`` randomised greedy orders (each step a random attribute among those whose closed
-neighbourhood is within 4× the least cells) over the same measured cliques: an exact
-junction tree sweeps every cell of its maximal cliques up and down at each calibration, so the
-cells are the work.
+The overrides are one ``run.py`` cell, its first ``--runs`` repetitions run in this process
+(records under a temporary folder) with
+:meth:`~pubpriv_core.algorithms.pgm_calibrate.CalibrationPlan.calibrate` timed per tree: the
+calls, the clique cells swept and the nanoseconds per cell. Then, for the largest tree, its
+clique cells are set beside those of min-fill elimination and of ``--orders`` randomised greedy
+orders (each step a random attribute among those whose closed neighbourhood is within 4× the
+least cells) over the same measured cliques, to say whether another elimination order would give
+a smaller junction tree: an exact junction tree sweeps every cell of its maximal cliques up and
+down at each calibration, so the cells are the work.
+
+    PUBPRIV_DATA=../shared/data python scripts/bench.py calibration [--orders 300] [--runs 1]
+        -- experiment=sota_adult algo=jam_pgm eps=0.1 public.delta=0.0
 """
 from __future__ import annotations
 
@@ -22,12 +22,10 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from pathlib import Path
 
 from experiments.console import ArgumentParser, positive_int, run_or_fail
+from experiments.release.bench import REPO
 from pubpriv_core.algorithms import pgm_calibrate
-
-HERE = Path(__file__).resolve().parents[1]
 
 
 def timed_run(overrides: list[str], runs: int = 1) -> tuple[dict, float]:
@@ -52,7 +50,7 @@ def timed_run(overrides: list[str], runs: int = 1) -> tuple[dict, float]:
         sys.argv = ["run.py", *overrides, f"runs={runs}", f"results_dir={records}",
                     "hydra.sweeper.params={}", "progress=false"]
         try:
-            runpy.run_path(str(HERE / "run.py"), run_name="__main__")
+            runpy.run_path(str(REPO / "run.py"), run_name="__main__")
         except SystemExit as done:
             if done.code:
                 raise ValueError(f"run.py {' '.join(overrides)} failed (status {done.code})")
@@ -131,6 +129,3 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     run_or_fail(report, args.overrides, args.orders, args.runs)
 
-
-if __name__ == "__main__":
-    main()

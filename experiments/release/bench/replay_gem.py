@@ -1,33 +1,31 @@
-#!/usr/bin/env python
-"""A seeded GEM / GEM^Pub repetition saved for before/after comparison of two code trees.
+"""One seeded GEM / GEM^Pub run saved, or two saved runs compared (before/after).
 
-Usage:
+Two commands:
 
-* ``python scripts/replay_gem.py run OUT.npz -- OVERRIDES...``: repetition 0 of
-  ``python run.py OVERRIDES`` (nothing written to records), its released answers, selected
-  marginals, Adam steps per round and wall time saved to ``OUT.npz``; one JSON line printed.
-  Run it once per tree (``PYTHONPATH`` selects the tree). The line splits the rounds' wall time
-  into selection (the generator's answers on the workload, the scores and the exponential
-  mechanism), fitting (the Adam steps) and the rest (measurement), and gives the wall time of
-  one forward + backward of the generator alone (median of 10, dummy loss), so
+* ``python scripts/bench.py replay_gem run OUT.npz -- OVERRIDES...``: repetition 0 of
+  ``python run.py OVERRIDES`` (nothing written to records;
+  :func:`~experiments.release.bench.timed_runs.timed_repetition`), its released answers,
+  selected marginals, Adam steps per round and wall time saved to ``OUT.npz``; one JSON line
+  printed. Run it once per tree (``PYTHONPATH`` selects the tree). The line splits the rounds'
+  wall time into selection (the generator's answers on the workload, the scores and the
+  exponential mechanism), fitting (the Adam steps) and the rest (measurement), and gives the wall
+  time of one forward + backward of the generator alone (median of 10, dummy loss), so
   ``steps × generator_vjp_ms`` shows how much of the fitting is the network itself.
-* ``python scripts/replay_gem.py compare A.npz B.npz [--tol 1e-5]``: whether both runs chose
-  the same marginals, and the largest difference of their released answers and of their max
-  errors; exit 1 when the selections differ or a difference exceeds ``--tol``.
+* ``python scripts/bench.py replay_gem compare A.npz B.npz [--tol 1e-5]``: whether both runs
+  chose the same marginals, and the largest difference of their released answers and of their
+  max errors; exit 1 when the selections differ or a difference exceeds ``--tol``.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
-import experiments  # noqa: F401  (first: it holds OpenBLAS's kernels before NumPy loads)
 import numpy as np
 
-from experiments.console import run_or_fail
+from experiments.console import ArgumentParser, non_negative_float, run_or_fail
+from experiments.release.bench.timed_runs import timed_repetition
 
 
 class Timers:
@@ -73,7 +71,6 @@ def generator_vjp_ms(problem, options: dict) -> float:
 
 
 def run(out: Path, overrides: list[str]) -> None:
-    from experiments.release.bench.successors import timed_repetition
     from pubpriv_core.algorithms import gem
     from pubpriv_core.algorithms.adaptive_measurements import Rounds
 
@@ -99,6 +96,10 @@ def run(out: Path, overrides: list[str]) -> None:
 
 
 def compare(a: Path, b: Path, tol: float) -> int:
+    """Print how two saved repetitions differ; 0 when they agree within ``tol``, else 1."""
+    for path in (a, b):
+        if not path.is_file():
+            raise ValueError(f"{path} is not a file; pass two OUT.npz files of `replay_gem run`")
     x, y = np.load(a), np.load(b)
     same = np.array_equal(x["marginals"], y["marginals"])
     answers = float(np.abs(x["answers"] - y["answers"]).max())
@@ -112,7 +113,7 @@ def compare(a: Path, b: Path, tol: float) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     one = sub.add_parser("run", help="one seeded repetition saved to OUT.npz")
     one.add_argument("out", type=Path)
@@ -120,13 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     two = sub.add_parser("compare", help="two saved repetitions compared")
     two.add_argument("a", type=Path)
     two.add_argument("b", type=Path)
-    two.add_argument("--tol", type=float, default=1e-5)
+    two.add_argument("--tol", type=non_negative_float, default=1e-5)
     args = parser.parse_args(argv)
     if args.command == "run":
         run_or_fail(lambda: run(args.out, args.overrides))
         return 0
-    return compare(args.a, args.b, args.tol)
+    return run_or_fail(compare, args.a, args.b, args.tol)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
