@@ -28,7 +28,7 @@ from experiments.release.configure.checks import ConfigError
 from experiments.release.configure.cli import main, to_plain
 from experiments.release.running.repetitions import run_config
 from pubpriv_core.harness import PrivacyAccountingError, ReleaseFailure
-from experiments.release.running.store import RUNTIME_KEYS
+from pubpriv_core.job import RUNTIME_KEYS
 from pubpriv_core.data.paths import DataUnavailableError
 
 log = logging.getLogger("run")

@@ -13,18 +13,16 @@ workload, run any algorithm with a budget, read its answers, errors and privacy 
 Your own table: ``api.from_frames(private_df, public_df, domain)`` in place of ``api.load``, and
 ``api.records(result, problem, n)`` for synthetic records in its column names and labels.
 
-Every step is the runner's own code: defaults and value rules come from the config schema and
-rules of ``run.py`` (:mod:`experiments.release.configure.schema`, :mod:`experiments.release.configure.rules`), the
-private/public split from :func:`experiments.release.running.problems.split` with the runner's random
-streams, the release from :func:`pubpriv_core.algorithms.run_algorithm` followed by the spend
-check every runner release passes (:func:`experiments.release.running.repetitions.check_spend`). So
-``api.run`` with the same config, seed and repetition returns the numbers ``run.py`` stores.
+Every step is the runner's own code, in the library beneath it: the defaults and value rules are
+the declarations ``run.py`` derives its config from (:mod:`pubpriv_core.specs`,
+:mod:`pubpriv_core.algorithms.settings`), the private/public split is
+:func:`pubpriv_core.problems.split` with the runner's random streams, and the release is
+:func:`pubpriv_core.harness.run_algorithm` with the harness's ledger. So ``api.run`` with the same
+config, seed and repetition returns the numbers ``run.py`` stores.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,10 @@ import numpy as np
 import pandas as pd
 
 from pubpriv_core.harness import ReleaseProblem
+from pubpriv_core.job import Job
+from pubpriv_core.options import defaults as option_defaults
+from pubpriv_core.options import value_errors
+from pubpriv_core.specs import DATASETS, PUBLIC_SOURCES, BudgetSpec
 from pubpriv_core.algorithms.base import Release
 from pubpriv_core.data.domain import Dataset
 from pubpriv_core.data.public import PublicSource
@@ -80,16 +82,16 @@ class Result:
 
 def algorithms() -> list[str]:
     """Every algorithm ``run`` accepts: the built-in ones and installed plugins."""
-    from experiments.release.configure.schema import SCHEMAS, register_configs
+    from pubpriv_core.algorithms import ALGORITHMS, register_plugins
 
-    register_configs()
-    return sorted(SCHEMAS["algo"])
+    register_plugins()
+    return sorted(ALGORITHMS)
 
 
 def defaults(group: str, option: str) -> dict[str, Any]:
-    """The runner's default options of ``group`` (``dataset``, ``public``, ``algo``) option
-    ``option``, e.g. ``defaults("algo", "aim")``."""
-    return {k: v for k, v in _composed([f"{group}={option}"])[group].items()
+    """The default options of ``group`` (``dataset``, ``public``, ``algo``) option ``option``,
+    e.g. ``defaults("algo", "aim")``: the runner's, read from the same declarations."""
+    return {k: v for k, v in option_defaults(_declaration(group, option)).items()
             if k not in ("name", "kind")}
 
 
@@ -102,17 +104,17 @@ def load(dataset: str = "synthetic", public: str = "resample", *, seed: int = 0,
     ``synthetic``; ``resample``, ``biased``, ``dataset``); ``*_options`` set their fields, e.g.
     ``public_options={"delta": 0.1}``. Values are checked by the runner's rules; a missing file
     raises :class:`~pubpriv_core.data.paths.DataUnavailableError` naming it."""
-    from experiments.release.running.problems import data_context, repetition_streams, split
+    from pubpriv_core.problems import data_context, repetition_streams, split
 
-    cfg = _composed([f"dataset={dataset}", f"public={public}"])
-    cfg["dataset"].update(dataset_options or {})
-    cfg["public"].update(public_options or {})
-    cfg.update(seed=seed, data_root=None if data_root is None else str(data_root))
-    _check(cfg)
+    dataset_cfg = {"name": dataset, **_values("dataset", dataset, dataset_options or {})}
+    public_cfg = {"kind": public, **_values("public", public, public_options or {})}
+    _check_values(BudgetSpec, {"seed": seed}, "")
     data_rng, _ = repetition_streams(seed, run)
-    with data_context(cfg["data_root"]):
-        private, source = split(cfg["dataset"], cfg["public"], data_rng)
-    return Data(private, source, {**cfg, "run": run})
+    with data_context(None if data_root is None else str(data_root)):
+        private, source = split(dataset_cfg, public_cfg, data_rng)
+    cfg = {"dataset": dataset_cfg, "public": public_cfg, "seed": seed,
+           "data_root": None if data_root is None else str(data_root), "run": run}
+    return Data(private, source, cfg)
 
 
 def from_frames(private: pd.DataFrame, public: pd.DataFrame | None = None, domain=None, *,
@@ -147,7 +149,7 @@ def workload(data: Data | Dataset, k: int = 3, size: int | None = 64,
 
 def problem(data: Data, workload: MarginalWorkload) -> ReleaseProblem:
     """The release problem: private data, workload and the public support with A_0."""
-    from experiments.release.running.problems import release_problem
+    from pubpriv_core.problems import release_problem
 
     return release_problem(data.private, workload, data.public)
 
@@ -156,41 +158,36 @@ def run(algorithm: str, problem: ReleaseProblem, *, eps: float = 1.0,
         delta: float | None = None, T: int = 50, seed: int = 0, run: int = 0,
         **options) -> Result:
     """Run ``algorithm`` with target (``eps``, ``delta``; None: 1/n²) and ``T`` rounds, its
-    options at the runner's defaults unless given. Random draws come from the algorithm stream
+    options at their declared defaults unless given. Random draws come from the algorithm stream
     of repetition ``run`` of ``seed``, as in the runner. Bad values raise ``ValueError`` with
     the runner's one-line message."""
-    from experiments.release.running.problems import repetition_streams
     from pubpriv_core.algorithms import check_algorithm
-    from pubpriv_core.harness import run_algorithm
-    from pubpriv_core.privacy import default_delta
+    from pubpriv_core.harness import release_job
+    from pubpriv_core.problems import repetition_streams
 
     if algorithm not in algorithms():
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of "
                          f"{', '.join(algorithms())}")
-    cfg = _composed([f"algo={algorithm}"])
-    unknown = sorted(set(options) - set(cfg["algo"]))
-    if unknown:
-        raise ValueError(f"{algorithm} has no option {unknown[0]!r}; its options: "
-                         f"{', '.join(k for k in cfg['algo'] if k != 'name') or 'none'}")
-    cfg["algo"].update(options)
-    cfg.update(eps=eps, delta=delta, T=T, seed=seed)
-    _check(cfg)
-    delta = delta if delta is not None else default_delta(problem.n)
+    settings = _values("algo", algorithm, options)
+    _check_values(BudgetSpec, {"eps": eps, "delta": delta, "T": T, "seed": seed}, "")
+    job = Job.from_config({"dataset": {}, "public": {}, "workload": {},
+                           "algo": {"name": algorithm, **settings}, "eps": float(eps),
+                           "delta": None if delta is None else float(delta), "T": int(T),
+                           "seed": int(seed)}, problem.n)
+    check_algorithm(algorithm, problem.public, eps=job.eps, delta=job.delta, T=job.T,
+                    **settings)
     _, algo_rng = repetition_streams(seed, run)
-    settings = {k: v for k, v in cfg["algo"].items() if k != "name"}
-    check_algorithm(algorithm, problem.public, eps=eps, delta=delta, T=T, **settings)
-    release = run_algorithm(algorithm, problem, eps=eps, delta=delta, T=T, rng=algo_rng,
-                            **settings)
+    release = release_job(job, problem, algo_rng)
     return Result(release, release.errors(problem.true_answers), seed, run)
 
 
 def save(result: Result, problem: ReleaseProblem, folder: str | Path, *,
          rows: int | None = None) -> list[Path]:
     """Write what ``result`` released into ``folder``, as ``save_release=true`` does in the
-    runner (:mod:`experiments.release.running.releases`): ``weights.csv`` for a distribution over rows,
+    runner (:mod:`pubpriv_core.release_files`): ``weights.csv`` for a distribution over rows,
     ``records.csv`` with ``rows`` synthetic records (null: n for a graphical model, none for
     weights), ``metadata.json`` with the privacy spent. Returns the files."""
-    from experiments.release.running.releases import sample_stream, save_release
+    from pubpriv_core.release_files import sample_stream, save_release
 
     metadata = {"seed": result.seed, "run": result.run, "n_private": problem.n}
     return save_release(folder, result.release, problem, metadata=metadata, rows=rows,
@@ -205,7 +202,7 @@ def records(result: Result, problem: ReleaseProblem, n: int | None = None,
     Generator, or None: the stream ``save`` draws with, so the same records). For a table of
     ``from_frames`` they come in its column names and labels, a binned column as the bin's
     ``pandas.Interval`` or, with ``numeric="value"``, its representative value."""
-    from experiments.release.running.releases import sample_stream
+    from pubpriv_core.release_files import sample_stream
     from pubpriv_core.algorithms.release_sample import draw_records
     from pubpriv_core.data.labels import decode
 
@@ -216,22 +213,35 @@ def records(result: Result, problem: ReleaseProblem, n: int | None = None,
                   domain, numeric)
 
 
-def _composed(overrides: list[str]) -> dict[str, Any]:
-    """The runner's resolved config with ``overrides`` (Hydra's compose API, no app; composed
-    once per distinct overrides, a fresh copy each call)."""
-    return copy.deepcopy(_compose_once(tuple(overrides)))
+def _declaration(group: str, option: str) -> type | None:
+    """The dataclass that declares the options of ``group`` option ``option``."""
+    from pubpriv_core.algorithms import options_of
+
+    if group == "algo":
+        return options_of(option)
+    table = {"dataset": DATASETS, "public": PUBLIC_SOURCES}.get(group)
+    if table is None:
+        raise ValueError(f"unknown group {group!r}; choose one of dataset, public, algo")
+    if option not in table:
+        raise ValueError(f"unknown {group} {option!r}; choose one of {', '.join(table)}")
+    return table[option]
 
 
-@lru_cache(maxsize=64)
-def _compose_once(overrides: tuple[str, ...]) -> dict[str, Any]:
-    from experiments.release.configure.cli import compose_config
+def _values(group: str, option: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The options of ``group`` option ``option``: the defaults with ``given`` in place,
+    checked by their rules (an unknown option is refused as the runner refuses it)."""
+    declared = _declaration(group, option)
+    known = defaults(group, option)
+    for key in given:
+        if key not in known:
+            raise ValueError(f"{option} has no option {key!r}; its options: "
+                             f"{', '.join(known) or 'none'}")
+    values = {**known, **given}
+    if declared is not None:
+        _check_values(declared, values, f"{group}.")
+    return values
 
-    return compose_config(list(overrides))
 
-
-def _check(cfg: dict[str, Any]) -> None:
-    """The runner's key and value checks (no data needed); ValueError with its message."""
-    from experiments.release.configure.checks import check_keys, check_scalars
-
-    check_keys(cfg)
-    check_scalars(cfg)
+def _check_values(declared: type, values: dict[str, Any], prefix: str) -> None:
+    for problem in value_errors(declared, values, prefix):
+        raise ValueError(problem)

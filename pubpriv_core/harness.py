@@ -19,11 +19,12 @@ from functools import cached_property
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from pubpriv_core.algorithms import entry, load_function, privacy_terms
+from pubpriv_core.algorithms import BUILTIN, entry, load_function, privacy_terms
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.best_mixture import best_mixture_exact
 from pubpriv_core.algorithms.pgm import marginal
 from pubpriv_core.data.domain import Dataset
+from pubpriv_core.job import Job
 from pubpriv_core.privacy.accounting import BudgetExceededError, eps_from_rho
 from pubpriv_core.privacy.ledger import Ledger, Spend
 from pubpriv_core.privacy.private_data import PrivateData, QueryCandidates
@@ -133,6 +134,12 @@ def run_algorithm(name: str, problem: ReleaseProblem, *, eps: float, delta: floa
     except BudgetExceededError as err:
         raise PrivacyAccountingError(f"{name} asked for more than its budget eps={eps:g}, "
                                      f"delta={delta:g}: {err}") from None
+    except Exception as err:
+        if name in BUILTIN:
+            raise
+        raise ReleaseFailure(f"algorithm {name} failed: {type(err).__name__}: "
+                             f"{' '.join(str(err).split())}; fix the plugin "
+                             f"({spec.module})") from None
     check_release(name, release, problem)
     release.privacy = ledger.report(reference=spec.reference)
     check_spend(name, release.privacy, eps, delta)
@@ -154,6 +161,19 @@ def check_spend(name: str, spend: Spend, eps: float, delta: float) -> None:
         if abs(expected - spend.eps) > tol * max(expected, 1e-300):
             raise PrivacyAccountingError(f"{name}: eps {spend.eps!r} is not eps_from_rho(rho, "
                                          f"delta) = {expected!r} for rho={spend.rho!r}")
+
+
+def release_job(job: Job, problem: ReleaseProblem, rng: np.random.Generator,
+                T: int | None = None) -> Release:
+    """The release of ``job``'s algorithm on ``problem`` with the run's generator ``rng``, at
+    the job's resolved (ε, δ) and ``T`` rounds (default the job's): the one call the runner, the
+    Python API and every benchmark that re-runs a configuration make, so they spend the same
+    budget."""
+    if problem.n != job.n:
+        raise ValueError(f"the job was resolved for n={job.n} private rows, the problem has "
+                         f"{problem.n}; build the job for this problem")
+    return run_algorithm(job.algo, problem, eps=job.eps, delta=job.delta,
+                         T=job.T if T is None else T, rng=rng, **job.plain_options)
 
 
 def check_release(name: str, release, problem: ReleaseProblem) -> None:

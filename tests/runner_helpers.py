@@ -44,7 +44,8 @@ def load_script(name: str):
 
 def valid_record(run: int = 0, seed: int = 0, **fields) -> dict:
     """A record the results store accepts: required fields, config_hash = hash of ``config``."""
-    from experiments.release.running.store import RECORD_VERSION, config_hash
+    from experiments.release.running.store import RECORD_VERSION
+    from pubpriv_core.job import config_hash
 
     config = fields.pop("config", {"algo": {"name": fields.get("algo", "pmwpub")},
                                    "eps": fields.get("eps", 1.0)})

@@ -23,7 +23,8 @@ def test_bad_names_and_options_are_one_line_errors():
                          "mwem has no option 'init'"),
                         (lambda: api.run("dualquery", problem, eta=-2.0), "algo.eta must be"),
                         (lambda: api.load("synthetic", "resample",
-                                          dataset_options={"rows": 5}), "unknown key")]:
+                                          dataset_options={"rows": 5}),
+                         "synthetic has no option 'rows'")]:
         with pytest.raises(ValueError) as err:
             call()
         assert words in str(err.value) and "\n" not in str(err.value)

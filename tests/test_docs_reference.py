@@ -10,7 +10,8 @@ from dataclasses import fields
 import pytest
 
 from experiments.docs_pages import RESULTS, artefacts, recorded_time, results_images, results_pages
-from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf, register_configs
+from experiments.release.configure.registry import register_configs
+from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf
 from experiments.release.configure.reference import CONF, reference_markdown, yaml_comments
 from experiments.release.configure.rules import RULES
 

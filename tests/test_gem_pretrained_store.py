@@ -10,6 +10,7 @@ import jax
 import numpy as np
 import pytest
 
+from experiments.release.configure.checks import check_config
 from experiments.release.configure.cli import compose_config
 from experiments.release.running import repetitions as query_release
 from pubpriv_core.algorithms import gem
@@ -18,7 +19,7 @@ from pubpriv_core.algorithms.pretrained_store import PretrainedStore
 from pubpriv_core.algorithms.shared_cache import shared_folder, shared_under
 from test_privacy_successors import FAST, problem  # noqa: F401  (problem: fixture)
 
-OPTS = gem.GEMOptions(**{**FAST["gem_pub"], "pretrain_steps": 6, "pretrain_refresh": 2})
+OPTS = gem.GEMPubOptions(**{**FAST["gem_pub"], "pretrain_steps": 6, "pretrain_refresh": 2})
 
 
 def _leaves(tree) -> list[np.ndarray]:
@@ -68,7 +69,7 @@ def test_without_a_shared_folder_nothing_is_written(problem, tmp_path, monkeypat
 
 def test_other_options_are_other_fits(problem, shared, counted):  # noqa: F811
     gem.pretrain(problem, OPTS)
-    gem.pretrain(problem, gem.GEMOptions(**{**FAST["gem_pub"], "pretrain_steps": 7}))
+    gem.pretrain(problem, gem.GEMPubOptions(**{**FAST["gem_pub"], "pretrain_steps": 7}))
     assert len(counted) == 2 and len(list(shared.glob("*.npz"))) == 2
 
 
@@ -113,14 +114,14 @@ def test_the_release_is_the_same_from_a_stored_fit(problem, tmp_path, counted): 
 
 
 def test_the_runner_shares_under_the_results_dir_while_it_computes(tmp_path, monkeypatch):
-    seen, real = [], query_release.run_algorithm
+    seen, real = [], query_release.release_job
 
     def spy(*args, **kwargs):
         seen.append(shared_folder("gem_pretrain"))
         return real(*args, **kwargs)
-    monkeypatch.setattr(query_release, "run_algorithm", spy)
+    monkeypatch.setattr(query_release, "release_job", spy)
     cfg = compose_config(["dataset.preset=tiny", "T=2", "workload.size=4", "runs=1",
                           f"results_dir={tmp_path}"])
-    assert query_release.run_repetition(cfg, 0) is not None
+    assert query_release.run_repetition(check_config(cfg), 0) is not None
     assert seen == [tmp_path / "cache" / "gem_pretrain"]
     assert shared_folder("gem_pretrain") is None            # only while it computes

@@ -5,8 +5,9 @@ import pytest
 from experiments.release.configure.checks import ConfigError, check_config
 from experiments.release.configure.cli import compose_config
 from experiments.release.running.repetitions import compute_record
-from experiments.release.configure.signal import axis_eps, matched_eps
-from experiments.release.running.store import NEUTRAL_DEFAULTS, config_hash, experiment_config
+from experiments.release.configure.signal import axis_eps
+from pubpriv_core.job import matched_eps
+from pubpriv_core.job import NEUTRAL_DEFAULTS, config_hash, experiment_config
 
 SMALL = ["dataset.preset=tiny", "dataset.n=400", "workload.size=4", "T=5", "runs=1"]
 
@@ -20,14 +21,14 @@ def test_matched_eps_is_eps_equiv_times_n_ref_over_n():
 
 def test_record_spends_and_carries_the_matched_eps(tmp_path):
     cfg = compose_config([*SMALL, f"results_dir={tmp_path}", "eps_equiv=0.5", "n_ref=2000"])
-    record = compute_record(cfg, 0)
+    record = compute_record(check_config(cfg), 0)
     n = record["n_private"]
     assert record["eps"] == pytest.approx(0.5 * 2000 / n)
     assert (record["eps_equiv"], record["n_ref"]) == (0.5, 2000)
     assert record["eps_spent"] == pytest.approx(record["eps"], rel=1e-9)   # the ledger's ε
     assert record["delta"] == pytest.approx(1 / n ** 2)
     plain = compose_config([*SMALL, f"results_dir={tmp_path}", f"eps={0.5 * 2000 / n!r}"])
-    same = compute_record(plain, 0)
+    same = compute_record(check_config(plain), 0)
     assert same["eps_equiv"] is None and same["n_ref"] == 100_000
     assert same["max_error"] == record["max_error"] and same["rho"] == record["rho"]
 

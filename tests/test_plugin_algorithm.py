@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from experiments.release.configure import plugins as runner_plugins
-from experiments.release.configure.schema import AlgoConf
 from pubpriv_core.algorithms.plugins import AlgorithmPlugin, PluginError
 from pubpriv_core.harness import PrivacyAccountingError, check_spend
 from pubpriv_core.privacy import rho_from_eps
@@ -60,10 +59,9 @@ def test_plugin_options_are_checked_by_the_rules(tmp_path):
     assert not (tmp_path / "records").exists()
 
 
-@dataclass
-class _Conf(AlgoConf):
-    name: str = "fake_algo"
-    scale: float = 1.0
+@dataclass(frozen=True)
+class _Options:
+    scale: float = 1.0           # a number without a rule
 
 
 def _fake_run(problem, private, *, T, rng, scale=1.0):
@@ -71,7 +69,7 @@ def _fake_run(problem, private, *, T, rng, scale=1.0):
 
 
 def test_a_plugin_option_without_a_rule_is_refused():
-    plugin = AlgorithmPlugin(name="fake_algo", run=_fake_run, options=_Conf)
+    plugin = AlgorithmPlugin(name="fake_algo", run=_fake_run, options=_Options)
     with pytest.raises(PluginError, match="option 'scale' has no rule"):
         runner_plugins.install(plugin)
 
@@ -100,3 +98,60 @@ def test_spend_check_accepts_the_ledger_and_refuses_what_does_not_add_up():
     with pytest.raises(PrivacyAccountingError, match="not eps_from_rho"):
         check_spend("fake", _spend(spent / 2, eps), 1.0, 1e-6)
     assert math.isclose(spent, rho_from_eps(1.0, 1e-6), rel_tol=1e-12)
+
+
+BROKEN = {"import_error": "import not_a_module_anywhere\n",
+          "raises": ("from pubpriv_core.algorithms.plugins import AlgorithmPlugin\n"
+                     "def run(public, private, *, T, rng):\n"
+                     "    raise RuntimeError('the plugin failed')\n"
+                     "PLUGIN = AlgorithmPlugin(name='raises', run=run)\n"),
+          "nothing": ("from pubpriv_core.algorithms.plugins import AlgorithmPlugin\n"
+                      "def run(public, private, *, T, rng):\n"
+                      "    return None\n"
+                      "PLUGIN = AlgorithmPlugin(name='nothing', run=run)\n")}
+
+
+@pytest.fixture(scope="module")
+def broken_env(tmp_path_factory):
+    """A site with three plugins: one that does not import, one whose run raises, one whose run
+    returns nothing."""
+    import os
+
+    from pubpriv_core.algorithms.plugins import GROUP
+    site = tmp_path_factory.mktemp("broken_site")
+    points = []
+    for name, source in BROKEN.items():
+        (site / f"broken_{name}.py").write_text(source)
+        points.append(f"{name} = broken_{name}:PLUGIN")
+    dist = site / "broken_plugins-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugins\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[{GROUP}]\n" + "\n".join(points) + "\n")
+    env = dict(os.environ, CI="1", MPLBACKEND="Agg")
+    env["PYTHONPATH"] = os.pathsep.join([str(site), str(REPO), env.get("PYTHONPATH", "")])
+    env.pop("HYDRA_FULL_ERROR", None)
+    return env
+
+
+TINY = ("dataset.preset=tiny", "workload.size=null", "runs=1", "T=3")
+
+
+@pytest.mark.slow
+def test_a_broken_plugin_never_breaks_the_built_ins(broken_env, tmp_path):
+    done = _run(broken_env, "run.py", "algo=pmwpub", *TINY, f"results_dir={tmp_path}")
+    assert done.returncode == 0, done.stderr
+    assert len(list(tmp_path.glob("records/*/*.json"))) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, status, words", [
+    ("import_error", 2, "plugin import_error (entry point broken_import_error:PLUGIN of group "
+                        "pubpriv.algorithms) does not load (ModuleNotFoundError"),
+    ("raises", 1, "algorithm raises failed: RuntimeError: the plugin failed"),
+    ("nothing", 1, "algorithm nothing returned NoneType, not a Release")])
+def test_a_broken_plugin_is_one_line_naming_it(broken_env, tmp_path, name, status, words):
+    done = _run(broken_env, "run.py", f"algo={name}", *TINY, f"results_dir={tmp_path}")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == status and len(lines) == 1, done.stderr
+    assert words in lines[0]
+    assert not list(tmp_path.glob("records/*/*.json"))

@@ -213,7 +213,7 @@ def test_gem_pub_with_the_private_data_as_public_starts_at_its_error(problem):
     support, counts = np.unique(problem.private.records, axis=0, return_counts=True)
     same = ReleaseProblem(problem.private, problem.workload, support, counts / counts.sum(),
                           problem.n)
-    opts = gem.GEMOptions(**FAST["gem"], pretrain_steps=200, pretrain_lr=1e-2)
+    opts = gem.GEMPubOptions(**FAST["gem"], pretrain_steps=200, pretrain_lr=1e-2)
     params, z, info = gem.pretrain(same, opts)
     model = gem.GeneratorModel(same, opts, 1, params, z)
     start_error = float(np.abs(model.answers() - same.true_answers).max())

@@ -8,11 +8,12 @@ import itertools
 import numpy as np
 import pytest
 
+from experiments.release.configure.checks import check_config
 from experiments.release.configure.cli import compose_config
-from experiments.release.running.problems import build_problem, repetition_streams
+from pubpriv_core.problems import config_problem, repetition_streams
 from experiments.release.running.repetitions import compute_record
-from experiments.release.running.releases import load_release, release_folder
-from experiments.release.running.store import config_hash
+from pubpriv_core.release_files import load_release, release_folder
+from pubpriv_core.job import config_hash
 from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.pgm import ModelMarginals
 from pubpriv_core.algorithms.pgm_sample import sample_records
@@ -22,13 +23,13 @@ TINY = ["dataset.preset=tiny", "workload.size=null", "T=10", "runs=1"]
 
 def _saved(tmp_path, *overrides):
     cfg = compose_config([*TINY, f"results_dir={tmp_path}", "save_release=true", *overrides])
-    record = compute_record(cfg, 0)
+    record = compute_record(check_config(cfg), 0)
     return cfg, record, load_release(release_folder(tmp_path, record["config_hash"], 0, 0))
 
 
 def test_weighted_release_is_the_released_distribution_exactly(tmp_path):
     cfg, record, saved = _saved(tmp_path, "release_rows=40")
-    problem = build_problem(cfg, 0)
+    problem = config_problem(cfg, 0)
     release = run_algorithm("pmwpub", problem, eps=1.0, delta=record["delta"], T=10,
                             rng=repetition_streams(0, 0)[1], **record["options"])
     weights = saved["weights"]
@@ -72,7 +73,7 @@ def test_records_drawn_from_a_model_follow_its_marginals(estimator):
     """200,000 records from an MST model on the tiny domain: every 3-way cell's frequency within
     5 standard errors of the model's probability (a wrong conditional is off by far more)."""
     cfg = compose_config(TINY)
-    problem = build_problem(cfg, 0)
+    problem = config_problem(cfg, 0)
     release = run_algorithm("mst", problem, eps=1.0, delta=1e-6, T=1,
                             rng=np.random.default_rng(3), iters=50, final_iters=100,
                             estimator=estimator)

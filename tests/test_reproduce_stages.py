@@ -5,7 +5,7 @@ import pandas as pd
 
 from experiments.release.artefacts.reproduce import Plan
 from experiments.release.artefacts.stages import T_EXTENSION, choices, config_lines, next_stage
-from experiments.release.running.store import config_hash
+from pubpriv_core.job import config_hash
 from experiments.release.running.sweep import compose_jobs, expand
 
 ROW = "row"

@@ -6,7 +6,8 @@ import pytest
 
 from experiments.release.configure.cli import UserError
 from experiments.release.running.repetitions import run_config
-from experiments.release.running.store import ResultsStore, config_hash
+from experiments.release.running.store import ResultsStore
+from pubpriv_core.job import config_hash
 from experiments.release.running.sweep import (Task, compose_exact, compose_jobs, expand, group_tasks,
                                pending_tasks, preset_configs, run_sweep)
 

@@ -14,7 +14,8 @@ from filelock import FileLock
 from experiments.release.configure import cli
 from experiments.release.running.claims import claim, claim_path
 from experiments.release.running.repetitions import run_config
-from experiments.release.running.store import ResultsStore, config_hash
+from experiments.release.running.store import ResultsStore
+from pubpriv_core.job import config_hash
 from runner_helpers import REPO
 
 SWEEP = ["-m", "eps=range(1,16)", "dataset.preset=tiny", "T=3", "runs=2", "workload.size=4",

@@ -11,7 +11,8 @@ import pytest
 
 from experiments.release.configure import cli
 from experiments.release.running.repetitions import run_config
-from experiments.release.running.store import CORRUPT_DIR, ResultsStore, config_hash
+from experiments.release.running.store import CORRUPT_DIR, ResultsStore
+from pubpriv_core.job import config_hash
 from runner_helpers import load_script, valid_record
 
 collect_main = load_script("collect").main

@@ -3,8 +3,10 @@ import numpy as np
 import pytest
 
 from experiments.release.configure.cli import compose_config
-from experiments.release.running.problems import build_problem, repetition_streams
-from experiments.release.running.repetitions import (release_of, repetition_release, run_config,
+from experiments.release.configure.checks import check_config
+from pubpriv_core.harness import release_job
+from pubpriv_core.problems import build_problem, config_problem, repetition_streams
+from experiments.release.running.repetitions import (repetition_release, run_config,
                                                show_progress)
 
 NUMBERS = ("max_error", "mean_error", "rmse", "last_max_error", "rho", "eps_spent", "delta",
@@ -30,11 +32,12 @@ def test_each_repetition_releases_with_its_own_algorithm_stream(tmp_path):
     """Repetition r's release draws from repetition r's algorithm stream (not another's), so the
     same problem released as repetitions 0 and 1 gives different answers."""
     cfg = _config(tmp_path)
-    problem = build_problem(cfg, 1)
-    expected, _, _ = release_of(cfg, problem, repetition_streams(cfg["seed"], 1)[1])
-    got, _, _ = repetition_release(cfg, problem, 1)
+    job = check_config(cfg)
+    problem = build_problem(job, 1)
+    expected = release_job(job, problem, repetition_streams(cfg["seed"], 1)[1])
+    got = repetition_release(job, problem, 1)
     np.testing.assert_array_equal(got.answers, expected.answers)
-    other, _, _ = repetition_release(cfg, problem, 0)
+    other = repetition_release(job, problem, 0)
     assert not np.array_equal(other.answers, got.answers)
 
 
@@ -53,10 +56,10 @@ def test_rerun_with_force_reproduces_and_skip_reuses(tmp_path, monkeypatch):
 
 
 def test_split_depends_on_seed_and_run_only(tmp_path):
-    a = build_problem(_config(tmp_path, "algo=pmwpub", "eps=0.1", "T=5"), run=1)
-    b = build_problem(_config(tmp_path, "algo=mwem", "eps=1", "T=50"), run=1)
-    c = build_problem(_config(tmp_path), run=2)
-    d = build_problem(_config(tmp_path, "seed=1"), run=1)
+    a = config_problem(_config(tmp_path, "algo=pmwpub", "eps=0.1", "T=5"), run=1)
+    b = config_problem(_config(tmp_path, "algo=mwem", "eps=1", "T=50"), run=1)
+    c = config_problem(_config(tmp_path), run=2)
+    d = config_problem(_config(tmp_path, "seed=1"), run=1)
     assert a is b  # the cached problem is shared across algorithms, eps and T
     assert not np.array_equal(a.private.records, c.private.records)
     assert not np.array_equal(a.private.records, d.private.records)
@@ -84,7 +87,7 @@ def test_progress_bar_only_on_a_terminal_outside_ci(monkeypatch, setting, tty, c
 
 
 def test_problem_cache_evicts_by_memory(tmp_path):
-    from experiments.release.running.problems import ProblemCache, problem_bytes, problem_key
+    from pubpriv_core.problems import ProblemCache, problem_bytes, problem_key
 
     cfg = _config(tmp_path)
     cache = ProblemCache(max_bytes=1)  # keeps only the newest problem

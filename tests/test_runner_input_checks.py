@@ -12,8 +12,8 @@ import pytest
 
 from experiments.release.configure import cli
 from experiments.release.configure.schema import SCHEMAS
-from experiments.release.running.problems import build_problem
-from pubpriv_core.algorithms import ALGORITHMS, check_algorithm
+from pubpriv_core.problems import config_problem
+from pubpriv_core.algorithms import ALGORITHMS, BUILTIN, check_algorithm
 from pubpriv_core.harness import run_algorithm
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 
@@ -80,10 +80,10 @@ def _defaults(name: str) -> dict:
 
 @pytest.fixture(scope="module")
 def problem():
-    return build_problem(cli.compose_config([*TINY, "results_dir=/tmp"]), run=0)
+    return config_problem(cli.compose_config([*TINY, "results_dir=/tmp"]), run=0)
 
 
-@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("name", sorted(BUILTIN))
 def test_check_passes_valid_inputs_and_refuses_a_vanishing_budget(name, problem):
     """Each algorithm's check accepts its defaults and refuses (in one line) an ε that leaves no
     budget — unless the algorithm spends no privacy at all (then its run must charge ρ = 0)."""

@@ -3,7 +3,7 @@ from hydra import compose, initialize_config_dir
 from hydra.utils import get_class
 
 from experiments.release.configure.cli import CONF_DIR, main as cli_main
-from experiments.release.configure.schema import register_configs
+from experiments.release.configure.registry import register_configs
 
 
 def _hydra_launcher(*overrides):

@@ -27,7 +27,8 @@ from hydra.core.object_type import ObjectType
 from experiments.console import UserError
 from experiments.release.configure import cli
 from experiments.release.configure.checks import ConfigError, check_keys, check_scalars
-from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf, register_configs
+from experiments.release.configure.registry import register_configs
+from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf
 
 BAD = {float: [math.nan, math.inf, -math.inf, -1.0, 0.0, -1e300, 1e300],
        int: [-(2 ** 63), -1, 0, 10 ** 15, 2 ** 70],

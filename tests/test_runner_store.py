@@ -6,7 +6,8 @@ import time
 import pytest
 
 from experiments.release.running import store as store_module
-from experiments.release.running.store import ResultsStore, config_hash, experiment_config
+from experiments.release.running.store import ResultsStore
+from pubpriv_core.job import config_hash, experiment_config
 from runner_helpers import valid_record
 
 CFG = {"dataset": {"name": "synthetic", "n": 100}, "public": {"kind": "resample"},

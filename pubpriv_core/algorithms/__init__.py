@@ -31,10 +31,15 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class Entry:
-    """Where an algorithm's run function lives and what the harness must know of it."""
+    """Where an algorithm's run function and options live, and what the harness must know of
+    it. ``options`` is the options dataclass (a built-in's by its name in
+    :mod:`~pubpriv_core.algorithms.settings`): its fields, made with
+    :func:`pubpriv_core.options.option`, are the algorithm's options with their defaults, rules
+    and meanings, declared once."""
 
     module: str
     function: str
+    options: str | type | None = None
     uses_public: bool = True      # its output depends on the public source
     reference: bool = False       # a non-private reference line (claims no privacy)
 
@@ -43,37 +48,63 @@ _ALGO = "pubpriv_core.algorithms."
 
 #: name -> Entry; modules are imported on first use.
 ALGORITHMS: dict[str, Entry] = {
-    "pmwpub": Entry(_ALGO + "pmwpub", "run_pmwpub"),
-    "mwem": Entry(_ALGO + "mwem", "run_mwem", uses_public=False),
-    "dualquery": Entry(_ALGO + "dualquery", "run_dualquery", uses_public=False),
-    "public_only": Entry(_ALGO + "baselines", "run_public_only"),
-    "best_mixture": Entry(_ALGO + "best_mixture", "run_best_mixture", reference=True),
-    "aim": Entry(_ALGO + "aim", "run_aim", uses_public=False),
-    "mst": Entry(_ALGO + "mst", "run_mst", uses_public=False),
-    "jam_pgm": Entry(_ALGO + "jam_pgm", "run_jam_pgm"),
-    "pep": Entry(_ALGO + "pep", "run_pep", uses_public=False),
-    "pep_pub": Entry(_ALGO + "pep", "run_pep_pub"),
-    "gem": Entry(_ALGO + "gem", "run_gem", uses_public=False),
-    "gem_pub": Entry(_ALGO + "gem", "run_gem_pub"),
-    "rap": Entry(_ALGO + "rap", "run_rap", uses_public=False),
+    "pmwpub": Entry(_ALGO + "pmwpub", "run_pmwpub", "PMWPubOptions"),
+    "mwem": Entry(_ALGO + "mwem", "run_mwem", "MWEMOptions", uses_public=False),
+    "dualquery": Entry(_ALGO + "dualquery", "run_dualquery", "DualQueryOptions",
+                       uses_public=False),
+    "public_only": Entry(_ALGO + "baselines", "run_public_only", "PublicOnlyOptions"),
+    "best_mixture": Entry(_ALGO + "best_mixture", "run_best_mixture", "BestMixtureOptions",
+                          reference=True),
+    "aim": Entry(_ALGO + "aim", "run_aim", "AIMOptions", uses_public=False),
+    "mst": Entry(_ALGO + "mst", "run_mst", "MSTOptions", uses_public=False),
+    "jam_pgm": Entry(_ALGO + "jam_pgm", "run_jam_pgm", "JAMOptions"),
+    "pep": Entry(_ALGO + "pep", "run_pep", "PEPOptions", uses_public=False),
+    "pep_pub": Entry(_ALGO + "pep", "run_pep_pub", "PEPPubOptions"),
+    "gem": Entry(_ALGO + "gem", "run_gem", "GEMOptions", uses_public=False),
+    "gem_pub": Entry(_ALGO + "gem", "run_gem_pub", "GEMPubOptions"),
+    "rap": Entry(_ALGO + "rap", "run_rap", "RAPOptions", uses_public=False),
 }
+#: the built-in algorithms' names (a plugin may not take one)
+BUILTIN = frozenset(ALGORITHMS)
 
 
 def entry(name: str) -> Entry:
     """The registry entry of ``name`` (a built-in or an installed plugin's algorithm); else a
-    one-line ValueError."""
+    one-line ValueError (naming the plugin when its entry point is broken)."""
     if name not in ALGORITHMS:
-        from pubpriv_core.algorithms.plugins import load_plugins
-        load_plugins()
+        register_plugins()
     if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+        from pubpriv_core.algorithms.plugins import plugin_error
+        raise ValueError(plugin_error(name) or f"unknown algorithm {name!r}; choose one of "
+                         f"{', '.join(ALGORITHMS)}")
     return ALGORITHMS[name]
+
+
+def register_plugins() -> list[str]:
+    """Add every installed plugin that loads to :data:`ALGORITHMS` (a broken one is left out,
+    its error kept for when it is asked for); returns the names of the plugins."""
+    from pubpriv_core.algorithms.plugins import load_plugins
+
+    plugins = load_plugins(frozenset(BUILTIN))
+    for name, plugin in plugins.items():
+        ALGORITHMS.setdefault(name, Entry(plugin.run.__module__, plugin.run.__name__,
+                                          plugin.options, uses_public=plugin.uses_public))
+    return sorted(plugins)
 
 
 def load_function(name: str) -> Callable[..., Any]:
     """The run function of algorithm ``name``."""
     spec = entry(name)
     return getattr(import_module(spec.module), spec.function)
+
+
+def options_of(name: str) -> type | None:
+    """The options dataclass of algorithm ``name`` (None: it takes no options); a built-in
+    one is read from :mod:`~pubpriv_core.algorithms.settings` without importing the algorithm."""
+    spec = entry(name)
+    if spec.options is None or isinstance(spec.options, type):
+        return spec.options
+    return getattr(import_module("pubpriv_core.algorithms.settings"), spec.options)
 
 
 def uses_public(name: str, options: dict[str, Any]) -> bool:
@@ -100,5 +131,5 @@ def check_algorithm(name: str, problem, *, eps: float, delta: float, T: int,
         check(problem, eps=eps, delta=delta, T=T, **options)
 
 
-__all__ = ["ALGORITHMS", "Entry", "check_algorithm", "entry", "load_function", "privacy_terms",
-           "uses_public"]
+__all__ = ["ALGORITHMS", "BUILTIN", "Entry", "check_algorithm", "entry", "load_function",
+           "options_of", "privacy_terms", "register_plugins", "uses_public"]

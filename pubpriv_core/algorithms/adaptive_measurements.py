@@ -153,6 +153,21 @@ def check_adaptive(name: str, problem: PublicProblem, *, eps: float, delta: floa
         "measurement charge": privacy.gaussian_zcdp(budget.sigma, MARGINAL_L2 / problem.n)})
 
 
+def check_successor(name: str, options_cls: type, problem: PublicProblem, *, eps: float,
+                    delta: float, T: int, options: dict, needs_public: bool = False):
+    """The input checks of a successor's run, without running: its options (returned parsed),
+    a public source when it ``needs_public``, and the rounds' budget (:func:`check_adaptive`,
+    ``marginals_per_round`` selections a round where the options have it)."""
+    from pubpriv_core.algorithms.select_measure import parse_options
+
+    opts = parse_options(options_cls, options)
+    if needs_public and problem.public_support is None:
+        raise ValueError(f"{name} needs a public source; set public=... in the config")
+    check_adaptive(name, problem, eps=eps, delta=delta, T=T, alpha=opts.alpha,
+                   per_round=getattr(opts, "marginals_per_round", 1))
+    return opts
+
+
 def run_rounds(name: str, problem: PublicProblem, private: PrivateData,
                model: MeasurementModel, *, T: int, alpha: float, per_round: int = 1,
                trace: dict | None = None) -> Release:

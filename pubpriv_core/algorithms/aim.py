@@ -28,7 +28,6 @@ variant puts every 3-way marginal in one 97,200-cell junction-tree clique and a 
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import time
@@ -40,58 +39,41 @@ from pubpriv_core.algorithms import junction_size, pgm
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 from pubpriv_core.algorithms.select_measure import (MeasurementSet, PublicMarginals,
-                                                    check_fraction, check_model_size,
-                                                    check_positive_int, expected_noise_l1,
+                                                    check_model_size, expected_noise_l1,
                                                     model_total, parse_options, release)
+from pubpriv_core.algorithms.settings import (PUBLIC_CLIQUES, AIMOptions, check_fraction,
+                                              check_positive_int)
 from pubpriv_core.privacy.private_data import CliqueScore, PrivateData, relation
 
-PUBLIC_CLIQUES = ("workload", "tree")
+def parse_aim_options(problem: PublicProblem, options: dict) -> AIMOptions:
+    """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
+    opts = parse_options(AIMOptions, options)
+    check_aim_options(opts, len(problem.domain))
+    check_model_size(problem.workload, opts.max_model_size)
+    if opts.public_init and problem.public_support is None:
+        raise ValueError("algo.public_init=true needs a public source; set public=... in the "
+                         "config")
+    return opts
 
 
-@dataclasses.dataclass(frozen=True)
-class AIMOptions:
-    """AIM's hyper-parameters (McKenna et al. 2022, §4: T = 16d, α = 0.9, MAX-SIZE = 80 MB)."""
-
-    rounds: int | None = None       # budget scale T; null: 16·d
-    alpha: float = 0.9              # share of each round's ρ spent on the measurement
-    max_model_size: float = 80.0    # MAX-SIZE, MB of junction-tree tables
-    iters: int = 1000               # Private-PGM mirror-descent iterations per round
-    final_iters: int = 1000         # iterations of the final fit
-    public_init: bool = False       # pre-train on public proxies (``public_cliques``)
-    public_stddev: float = 1.0      # loss weight (stddev) of a public proxy
-    public_cliques: str = "workload"  # proxies: the workload marginals, or a public "tree"
-    relation: str = "replace_one"   # neighbours: replace_one (n public) or add_remove
-    estimator: str = "auto"         # Private-PGM: joint table, NumPy junction tree or mbi
-
-    @classmethod
-    def from_config(cls, problem: PublicProblem, options: dict) -> "AIMOptions":
-        """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
-        opts = parse_options(cls, options)
-        opts.check(len(problem.domain))
-        check_model_size(problem.workload, opts.max_model_size)
-        if opts.public_init and problem.public_support is None:
-            raise ValueError("algo.public_init=true needs a public source; set public=... in the "
-                             "config")
-        return opts
-
-    def check(self, d: int) -> None:
-        check_positive_int("rounds", self.rounds)
-        if self.rounds is not None and self.rounds < d:
-            raise ValueError(f"algo.rounds={self.rounds} is below the {d} attributes: the "
-                             f"one-way measurements alone would exceed the budget; pass >= {d}")
-        check_fraction("alpha", self.alpha)
-        check_positive_int("iters", self.iters, allow_none=False)
-        check_positive_int("final_iters", self.final_iters, allow_none=False)
-        pgm.check_estimator(self.estimator)
-        if self.public_init and not relation(self.relation).public_n:
-            raise ValueError("algo.public_init=true needs algo.relation=replace_one (a public "
-                             "proxy would fix the private total); drop one of them")
-        if self.public_cliques not in PUBLIC_CLIQUES:
-            raise ValueError(f"unknown algo.public_cliques={self.public_cliques!r}; choose from "
-                             f"{', '.join(PUBLIC_CLIQUES)}")
-        if not self.public_stddev > 0:
-            raise ValueError(f"algo.public_stddev must be > 0, got {self.public_stddev!r}; "
-                             "pass e.g. 1.0")
+def check_aim_options(opts: AIMOptions, d: int) -> None:
+    check_positive_int("rounds", opts.rounds)
+    if opts.rounds is not None and opts.rounds < d:
+        raise ValueError(f"algo.rounds={opts.rounds} is below the {d} attributes: the "
+                         f"one-way measurements alone would exceed the budget; pass >= {d}")
+    check_fraction("alpha", opts.alpha)
+    check_positive_int("iters", opts.iters, allow_none=False)
+    check_positive_int("final_iters", opts.final_iters, allow_none=False)
+    pgm.check_estimator(opts.estimator)
+    if opts.public_init and not relation(opts.relation).public_n:
+        raise ValueError("algo.public_init=true needs algo.relation=replace_one (a public "
+                         "proxy would fix the private total); drop one of them")
+    if opts.public_cliques not in PUBLIC_CLIQUES:
+        raise ValueError(f"unknown algo.public_cliques={opts.public_cliques!r}; choose from "
+                         f"{', '.join(PUBLIC_CLIQUES)}")
+    if not opts.public_stddev > 0:
+        raise ValueError(f"algo.public_stddev must be > 0, got {opts.public_stddev!r}; "
+                         "pass e.g. 1.0")
 
 
 def initial_scales(rho: float, d: int, opts: AIMOptions) -> tuple[float, float]:
@@ -110,7 +92,7 @@ def privacy_terms(options: dict) -> tuple[str, str]:
 def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_aim`, without running: the options, ρ(ε, δ), and the
     first round's σ₀, ε₀ and charges Δ₂²/(2σ₀²), ε₀²/8 as positive finite numbers."""
-    opts = AIMOptions.from_config(problem, options)
+    opts = parse_aim_options(problem, options)
     sigma, eps0 = initial_scales(target_rho(eps, delta), len(problem.domain), opts)
     l2 = relation(opts.relation).marginal_l2
     check_steps(f"AIM at eps={eps:g}", sigma=sigma, eps=eps0,
@@ -239,7 +221,7 @@ def run_aim(problem: PublicProblem, private: PrivateData, *, T: int,
     """AIM spending the private data's budget ρ(ε, δ); ``T`` is unused: the rounds follow from
     the budget scale ``rounds`` and the annealing."""
     start = time.perf_counter()
-    opts = AIMOptions.from_config(problem, options)
+    opts = parse_aim_options(problem, options)
     run = AIMRun(problem, private, opts)
     run.run_rounds()
     run.fit(opts.final_iters)

@@ -30,12 +30,12 @@ from pubpriv_core.algorithms.mixture_lp import (OPERATOR_JOIN_NONZEROS, TOL,  # 
                                                 constraint_generation, plain_lp)
 from pubpriv_core.algorithms.mixture_operator import SupportIncidence
 from pubpriv_core.algorithms.multiplicative_weights import MWState
+from pubpriv_core.algorithms.settings import LP_TIME_LIMIT, METHODS, BestMixtureOptions
 from pubpriv_core.privacy.private_data import PrivateData
 from pubpriv_core.queries.engine import SupportAnswerer
 
-METHODS = ("lp", "mw", "both")
 DEFAULT_LP_MAX_NONZEROS = 50_000_000
-DEFAULT_LP_TIME_LIMIT = 300.0   # seconds
+DEFAULT_LP_TIME_LIMIT = LP_TIME_LIMIT
 
 
 def best_mixture_lp(answerer: SupportAnswerer, true_answers: np.ndarray,
@@ -118,11 +118,10 @@ def best_mixture_mw(answerer: SupportAnswerer, true_answers: np.ndarray,
     return best_error, best_weights
 
 
-def check(problem: PublicProblem, *, eps: float, delta: float, T: int, method: str = "both",
-          mw_iters: int = 100, lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> None:
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_best_mixture`, without solving: the method and a public
     source."""
-    _check_method(method)
+    _check_method(BestMixtureOptions(**options).method)
     if problem.public_support is None:
         raise ValueError("best_mixture needs a public source; set public=... in the config")
 
@@ -134,8 +133,7 @@ def _check_method(method: str) -> None:
 
 
 def run_best_mixture(problem: PublicProblem, private: PrivateData, *, T: int,
-                     rng: np.random.Generator, method: str = "both", mw_iters: int = 100,
-                     lp_time_limit: float = DEFAULT_LP_TIME_LIMIT) -> Release:
+                     rng: np.random.Generator, **options) -> Release:
     """Non-private reference: the best reweighting of X̂ (LP optimum, else the best found).
 
     It reads the exact private answers through the handle's escape hatch (a declared reference
@@ -149,6 +147,8 @@ def run_best_mixture(problem: PublicProblem, private: PrivateData, *, T: int,
     LP's level τ (at least the absent-cell floor c, the bound with no LP), the upper bound the
     smallest max error of any reweighting found (the LP's μ, the MW estimate's best iterate).
     """
+    o = BestMixtureOptions(**options)
+    method, mw_iters, lp_time_limit = o.method, o.mw_iters, o.lp_time_limit
     _check_method(method)
     start = time.perf_counter()
     answerer = problem.public_answerer

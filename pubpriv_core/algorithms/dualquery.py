@@ -36,6 +36,7 @@ import numpy as np
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.best_response import BestResponse, net_cell_weights
 from pubpriv_core.algorithms.budget_checks import target_rho
+from pubpriv_core.algorithms.settings import ACCOUNTING, DualQueryOptions
 from pubpriv_core.privacy.accounting import advanced_composition, eps_from_rho, rho_from_eps
 from pubpriv_core.privacy._checks import count, positive, probability
 from pubpriv_core.privacy.private_data import PrivateData
@@ -78,8 +79,6 @@ def dualquery_rho_bounded_range(eta: float, samples: int, T: int, n: int) -> flo
     return dualquery_rho(eta, samples, T, n) / 4.0
 
 
-#: calibrations: the paper's advanced composition, or zCDP with bounded-range draws.
-ACCOUNTING = ("advanced", "zcdp")
 
 
 def calibrate_rounds(eps: float, delta: float, n: int, eta: float, samples: int,
@@ -149,19 +148,19 @@ def privacy_terms(options: dict) -> tuple[str, str]:
     return options.get("accounting", "advanced"), "replace_one"
 
 
-def check(problem: PublicProblem, *, eps: float, delta: float, T: int, eta: float = 2.0,
-          samples: int = 200, max_T: int | None = None, accounting: str = "advanced") -> None:
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_dualquery`, without running: ρ(ε, δ) under zCDP
     accounting, and the calibration leaving at least two rounds within ``max_T``."""
-    if accounting == "zcdp":
+    o = DualQueryOptions(**options)
+    if o.accounting == "zcdp":
         target_rho(eps, delta)
-    calibrated = calibrate_rounds(eps, delta, problem.n, eta, samples, accounting)
-    _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, n={problem.n}")
+    calibrated = calibrate_rounds(eps, delta, problem.n, o.eta, o.samples, o.accounting)
+    _capped_rounds(calibrated, o.max_T, f"eps={eps}, eta={o.eta}, samples={o.samples}, "
+                                        f"n={problem.n}")
 
 
 def run_dualquery(problem: PublicProblem, private: PrivateData, *, T: int,
-                  rng: np.random.Generator, eta: float = 2.0, samples: int = 200,
-                  max_T: int | None = None, accounting: str = "advanced") -> Release:
+                  rng: np.random.Generator, **options) -> Release:
     """DualQuery at the private data's target (ε, δ); returns the T records as a uniform
     multiset.
 
@@ -170,6 +169,8 @@ def run_dualquery(problem: PublicProblem, private: PrivateData, *, T: int,
     calibration). The draws are charged by the handle to the harness's ledger, whose
     accounting is ``accounting`` (:func:`privacy_terms`).
     """
+    o = DualQueryOptions(**options)
+    eta, samples, max_T, accounting = o.eta, o.samples, o.max_T, o.accounting
     eps, delta, n = private.budget.eps, private.budget.delta, problem.n
     calibrated = calibrate_rounds(eps, delta, n, eta, samples, accounting)
     rounds = _capped_rounds(calibrated, max_T, f"eps={eps}, eta={eta}, samples={samples}, "

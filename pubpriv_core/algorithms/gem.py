@@ -36,60 +36,26 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from functools import lru_cache
-from typing import Optional
 
 import jax
 import numpy as np
 
 from pubpriv_core.algorithms import generators, product_kernels
-from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
+from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_successor,
                                                              run_rounds)
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.mixture_fit import Fitter, cosine, tree_ema
 from pubpriv_core.algorithms.pretrained_store import PretrainedStore
 from pubpriv_core.algorithms.product_kernels import ProductPlan
-from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
+from pubpriv_core.algorithms.select_measure import parse_options
+from pubpriv_core.algorithms.settings import GEMOptions, GEMPubOptions
 from pubpriv_core.algorithms.shared_cache import shared_folder
 from pubpriv_core.privacy.private_data import PrivateData
 
 #: end of the cosine annealing of the learning rate within a round
 INNER_ETA_MIN = 1e-8
-LOSS_NORMS = (1, 2)
-
-
-@dataclass(frozen=True)
-class GEMOptions:
-    """GEM's hyper-parameters; defaults: the reference code's ADULT script
-    (``examples/scripts/gen_nn/run_adult.sh``) and its GEM defaults."""
-
-    alpha: float = 0.5
-    K: int = 1000
-    embedding: int = 256
-    hidden: int = 256
-    loss_p: int = 2
-    lr: float = 1e-4
-    eta_min: Optional[float] = None
-    max_iters: int = 100
-    max_idxs: int = 10000
-    ema_beta: float = 0.5
-    ema_error_factor: float = 0.5
-    ema_weights: bool = False
-    ema_weights_beta: float = 0.9
-    # GEM^Pub only
-    pretrain_steps: int = 1000
-    pretrain_lr: float = 5e-4
-    pretrain_eta_min: float = 1e-7
-    pretrain_refresh: int = 10
-    pretrain_seed: int = 0
-
-    def __post_init__(self):
-        for name in ("K", "embedding", "hidden", "max_iters", "max_idxs", "pretrain_steps",
-                     "pretrain_refresh"):
-            check_positive_int(name, getattr(self, name), allow_none=False)
-        if self.loss_p not in LOSS_NORMS:
-            raise ValueError(f"algo.loss_p must be 1 or 2, got {self.loss_p!r}; pass 2")
 
 
 class MeasuredLoss:
@@ -219,20 +185,16 @@ def _initial(problem: PublicProblem, opts: GEMOptions, key):
 
 
 def check_gem(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
-    """The input checks of :func:`run_gem`, without running: options and the rounds' budget
-    (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
-    opts = parse_options(GEMOptions, options)
-    check_adaptive("gem", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+    """The input checks of :func:`run_gem`, without running (options, the rounds' budget)."""
+    check_successor("gem", GEMOptions, problem, eps=eps, delta=delta, T=T, options=options)
 
 
 def check_gem_pub(problem: PublicProblem, *, eps: float, delta: float, T: int,
                   **options) -> None:
-    """The input checks of :func:`run_gem_pub`, without running: options, a public source and
-    the rounds' budget."""
-    opts = parse_options(GEMOptions, options)
-    if problem.public_support is None:
-        raise ValueError("gem_pub needs a public source; set public=... in the config")
-    check_adaptive("gem_pub", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+    """The input checks of :func:`run_gem_pub`, without running (options, a public source,
+    the rounds' budget)."""
+    check_successor("gem_pub", GEMPubOptions, problem, eps=eps, delta=delta, T=T,
+                    options=options, needs_public=True)
 
 
 def run_gem(problem: PublicProblem, private: PrivateData, *, T: int,
@@ -250,7 +212,7 @@ _PRETRAINED: OrderedDict[str, tuple] = OrderedDict()
 _PRETRAINED_KEEP = 8
 
 
-def _fingerprint(problem: PublicProblem, opts: GEMOptions) -> str:
+def _fingerprint(problem: PublicProblem, opts: GEMPubOptions) -> str:
     digest = hashlib.sha256()
     for array in (problem.public_support, problem.public_weights):
         digest.update(np.ascontiguousarray(array).tobytes())
@@ -261,7 +223,7 @@ def _fingerprint(problem: PublicProblem, opts: GEMOptions) -> str:
     return digest.hexdigest()
 
 
-def pretrain(problem: PublicProblem, opts: GEMOptions) -> tuple:
+def pretrain(problem: PublicProblem, opts: GEMPubOptions) -> tuple:
     """(params, z, info) of the generator fitted to the public answers (no privacy cost); kept
     in this process and, where a shared folder is set (:mod:`.shared_cache`), on disk for the
     other processes."""
@@ -279,7 +241,7 @@ def pretrain(problem: PublicProblem, opts: GEMOptions) -> tuple:
     return out
 
 
-def _fit_public(problem: PublicProblem, opts: GEMOptions, params, z,
+def _fit_public(problem: PublicProblem, opts: GEMPubOptions, params, z,
                 rng: np.random.Generator) -> tuple:
     """(params, info): the pre-training of the module docstring from the initial ``params``."""
     start = time.perf_counter()
@@ -307,7 +269,7 @@ def _fit_public(problem: PublicProblem, opts: GEMOptions, params, z,
 def run_gem_pub(problem: PublicProblem, private: PrivateData, *, T: int,
                 rng: np.random.Generator, **options) -> Release:
     """GEM^Pub: GEM from the generator pre-trained on the public data."""
-    opts = parse_options(GEMOptions, options)
+    opts = parse_options(GEMPubOptions, options)
     if problem.public_support is None:
         raise ValueError("gem_pub needs a public source; set public=... in the config")
     params, z, info = pretrain(problem, opts)

@@ -28,7 +28,6 @@ and taking it from the public data:
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 
@@ -38,42 +37,26 @@ from pubpriv_core.algorithms import junction_size, pgm
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
 from pubpriv_core.algorithms.select_measure import (MARGINAL_L1, MeasurementSet, PublicMarginals,
-                                                    check_fraction, check_model_size,
-                                                    check_positive_int, expected_noise_l1,
+                                                    check_model_size, expected_noise_l1,
                                                     parse_options, release)
+from pubpriv_core.algorithms.settings import JAMOptions, check_fraction, check_positive_int
 from pubpriv_core.privacy.private_data import CliqueScore, PrivateData
 
 PUBLIC_SCORE_SENSITIVITY = 2 * MARGINAL_L1
 
 
-@dataclasses.dataclass(frozen=True)
-class JAMOptions:
-    """JAM-PGM's hyper-parameters (the authors' defaults: T = 30, α = 0.2, 80 MB)."""
-
-    rounds: int = 30               # T, exactly this many selections
-    alpha: float = 0.2             # share of each round's ρ_t spent on the selection
-    max_model_size: float = 80.0   # MAX-SIZE, MB of junction-tree tables
-    iters: int = 250               # Private-PGM iterations per round (warm-started)
-    final_iters: int = 1000        # iterations of the final fit
-    quick_compile: bool = True     # estimator=mbi only: compiled at XLA optimisation level 0
-    estimator: str = "auto"        # Private-PGM: joint table, NumPy junction tree or mbi
-
-    @classmethod
-    def from_config(cls, problem: PublicProblem, options: dict) -> "JAMOptions":
-        """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
-        opts = parse_options(cls, options)
-        opts.check()
-        check_model_size(problem.workload, opts.max_model_size)
-        if problem.public_support is None:
-            raise ValueError("jam_pgm needs a public source; set public=... in the config")
-        return opts
-
-    def check(self) -> None:
-        check_positive_int("rounds", self.rounds, allow_none=False)
-        check_fraction("alpha", self.alpha)
-        check_positive_int("iters", self.iters, allow_none=False)
-        check_positive_int("final_iters", self.final_iters, allow_none=False)
-        pgm.check_estimator(self.estimator)
+def parse_jam_options(problem: PublicProblem, options: dict) -> JAMOptions:
+    """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
+    opts = parse_options(JAMOptions, options)
+    check_positive_int("rounds", opts.rounds, allow_none=False)
+    check_fraction("alpha", opts.alpha)
+    check_positive_int("iters", opts.iters, allow_none=False)
+    check_positive_int("final_iters", opts.final_iters, allow_none=False)
+    pgm.check_estimator(opts.estimator)
+    check_model_size(problem.workload, opts.max_model_size)
+    if problem.public_support is None:
+        raise ValueError("jam_pgm needs a public source; set public=... in the config")
+    return opts
 
 
 def round_scales(rho_t: float, alpha: float) -> tuple[float, float]:
@@ -86,7 +69,7 @@ def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options
     """The input checks of :func:`run_jam_pgm`, without running: the options, a public source,
     ρ(ε, δ), the first round's ε_t, σ_t and charges as positive finite numbers, and a candidate
     within the first round's size limit MAX-SIZE/T."""
-    opts = JAMOptions.from_config(problem, options)
+    opts = parse_jam_options(problem, options)
     rho_t = target_rho(eps, delta) / opts.rounds
     eps_t, sigma_t = round_scales(rho_t, opts.alpha)
     check_steps(f"JAM-PGM at eps={eps:g} over algo.rounds={opts.rounds}", **{
@@ -173,7 +156,7 @@ def run_jam_pgm(problem: PublicProblem, private: PrivateData, *, T: int,
     """JAM-PGM spending the private data's budget ρ(ε, δ); ``T`` is unused (``rounds`` is
     JAM-PGM's own round count)."""
     start = time.perf_counter()
-    opts = JAMOptions.from_config(problem, options)
+    opts = parse_jam_options(problem, options)
     run = JAMRun(problem, private, opts)
     for t in range(opts.rounds):
         run.step(t)

@@ -17,7 +17,6 @@ every attribute keeps all its values.
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import time
@@ -27,31 +26,21 @@ import numpy as np
 from pubpriv_core.algorithms import pgm
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
-from pubpriv_core.algorithms.select_measure import (MeasurementSet, check_positive_int,
-                                                    parse_options, release)
+from pubpriv_core.algorithms.select_measure import MeasurementSet, parse_options, release
+from pubpriv_core.algorithms.settings import MSTOptions, check_positive_int
 from pubpriv_core.privacy.private_data import REPLACE_ONE, CliqueScore, PrivateData
 
 
-@dataclasses.dataclass(frozen=True)
-class MSTOptions:
-    """MST's estimation settings (the authors' code: 1000 and 5000 iterations)."""
-
-    iters: int = 1000          # fit of the one-way model used by the selection
-    final_iters: int = 5000    # final fit on the one- and two-way measurements
-    estimator: str = "auto"    # Private-PGM: joint table, NumPy junction tree or mbi
-
-    @classmethod
-    def from_config(cls, problem: PublicProblem, options: dict) -> "MSTOptions":
-        """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
-        opts = parse_options(cls, options)
-        check_positive_int("iters", opts.iters, allow_none=False)
-        check_positive_int("final_iters", opts.final_iters, allow_none=False)
-        pgm.check_estimator(opts.estimator)
-        d = len(problem.domain)
-        if d < 2:
-            raise ValueError(f"MST needs at least 2 attributes, the dataset has {d}; "
-                             "use algo=aim")
-        return opts
+def parse_mst_options(problem: PublicProblem, options: dict) -> MSTOptions:
+    """Parsed and checked options; a bad one is a one-line ValueError naming the fix."""
+    opts = parse_options(MSTOptions, options)
+    check_positive_int("iters", opts.iters, allow_none=False)
+    check_positive_int("final_iters", opts.final_iters, allow_none=False)
+    pgm.check_estimator(opts.estimator)
+    d = len(problem.domain)
+    if d < 2:
+        raise ValueError(f"MST needs at least 2 attributes, the dataset has {d}; use algo=aim")
+    return opts
 
 
 def budget_scales(rho: float, d: int) -> tuple[float, float, float]:
@@ -64,7 +53,7 @@ def budget_scales(rho: float, d: int) -> tuple[float, float, float]:
 def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_mst`, without running: the options, d ≥ 2, ρ(ε, δ), and
     every step's scale and charge as positive finite numbers."""
-    MSTOptions.from_config(problem, options)
+    parse_mst_options(problem, options)
     sigma1, edge_eps, sigma2 = budget_scales(target_rho(eps, delta),
                                              len(problem.domain))
     l2 = REPLACE_ONE.marginal_l2
@@ -97,7 +86,7 @@ def run_mst(problem: PublicProblem, private: PrivateData, *, T: int,
             rng: np.random.Generator, **options) -> Release:
     """MST spending the private data's budget ρ(ε, δ); ``T`` is unused (d − 1 tree edges)."""
     start = time.perf_counter()
-    opts = MSTOptions.from_config(problem, options)
+    opts = parse_mst_options(problem, options)
     attributes = problem.domain.attributes
     d = len(attributes)
     domain = pgm.to_mbi(problem.domain)

@@ -26,20 +26,16 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from pubpriv_core import privacy
 from pubpriv_core.algorithms import mw_kernels
 from pubpriv_core.algorithms.budget_checks import check_steps, target_rho
+from pubpriv_core.algorithms.settings import MWOptions
 from pubpriv_core.privacy.private_data import PrivateData
 from pubpriv_core.queries.engine import SupportAnswerer
 
-SELECTIONS = ("permute_and_flip", "exponential", "exponential_bounded_range")
-MEASUREMENTS = ("gaussian", "laplace")
-OUTPUTS = ("paper", "released_code")
-REPLAY_VARIANTS = ("paper", "released_code")
 _REFRESH_EVERY = 64         # rounds between exact recomputations of y (floating-point drift)
 _RESCALE_LIMIT = 1e100      # rescale u when Z leaves [1/limit, limit]
 
@@ -178,32 +174,6 @@ class MWState:
         self._pending[touched] = 0.0
         self._touched[touched] = False
         self._touched_bound = 0
-
-
-@dataclass
-class MWOptions:
-    """Options shared by MWEM and PMW^Pub (defaults as in the paper)."""
-
-    selection: str = "permute_and_flip"
-    measurement: str = "gaussian"
-    replay: bool = True
-    output: str = "paper"
-    replay_variant: str = "paper"
-
-    def __post_init__(self):
-        for name, allowed in (("output", OUTPUTS), ("replay_variant", REPLAY_VARIANTS)):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"unknown {name} {getattr(self, name)!r}; choose one of "
-                                 f"{', '.join(allowed)}")
-        if self.replay_variant != "paper" and not self.replay:
-            raise ValueError(f"replay_variant={self.replay_variant} needs replay=true; set "
-                             "replay=true or leave replay_variant at paper")
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"unknown selection {self.selection!r}; choose one of "
-                             f"{', '.join(SELECTIONS)}")
-        if self.measurement not in MEASUREMENTS:
-            raise ValueError(f"unknown measurement {self.measurement!r}; choose one of "
-                             f"{', '.join(MEASUREMENTS)}")
 
 
 def check_budget(eps: float, delta: float, T: int) -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from pubpriv_core.algorithms.base import PublicProblem, Release
-from pubpriv_core.algorithms.multiplicative_weights import MWOptions, check_rounds, run_mw
+from pubpriv_core.algorithms.multiplicative_weights import check_rounds, run_mw
+from pubpriv_core.algorithms.settings import MWEM_MAX_DOMAIN_SIZE, MWEMOptions
 from pubpriv_core.privacy.private_data import PrivateData
 
-DEFAULT_MAX_DOMAIN_SIZE = 10_000_000
+DEFAULT_MAX_DOMAIN_SIZE = MWEM_MAX_DOMAIN_SIZE
 
 
 class DomainTooLargeError(ValueError):
@@ -29,22 +30,20 @@ def check_domain_size(domain_size: int, max_domain_size: int = DEFAULT_MAX_DOMAI
             "reduced domain")
 
 
-def check(problem: PublicProblem, *, eps: float, delta: float, T: int,
-          max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE, **options) -> None:
+def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_mwem`, without running: |X|, the options, the rounds'
     budget."""
-    check_domain_size(problem.domain.size(), max_domain_size)
-    MWOptions(**options)
+    opts = MWEMOptions(**options)
+    check_domain_size(problem.domain.size(), opts.max_domain_size)
     check_rounds(problem.n, eps, delta, T)
 
 
 def run_mwem(problem: PublicProblem, private: PrivateData, *, T: int,
-             rng: np.random.Generator, max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE,
-             **options) -> Release:
+             rng: np.random.Generator, **options) -> Release:
     """Release a distribution over the full domain spending the private data's budget over T
     rounds."""
-    check_domain_size(problem.domain.size(), max_domain_size)
-    mw_options = MWOptions(**options)
+    mw_options = MWEMOptions(**options)
+    check_domain_size(problem.domain.size(), mw_options.max_domain_size)
     answerer = problem.domain_answerer
     uniform = np.full(answerer.size, 1.0 / answerer.size)
     out = run_mw(answerer, private, uniform, T, rng, mw_options)

@@ -25,38 +25,19 @@ scan; on ADULT's 3-way workload the projection takes ≈ 5× less time per round
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba as nb
 import numpy as np
 
-from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
+from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_successor,
                                                              run_rounds)
 from pubpriv_core.algorithms.base import PublicProblem, Release
-from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
+from pubpriv_core.algorithms.select_measure import parse_options
+from pubpriv_core.algorithms.settings import PEPOptions, PEPPubOptions
 from pubpriv_core.privacy.private_data import PrivateData
 from pubpriv_core.queries.full_domain import full_domain_records
 
 #: clip of the measurement and the answer inside the projection's log-ratio
 CLIP = 1e-6
-DEFAULT_MAX_DOMAIN_SIZE = 2_000_000
-INITS = ("public", "uniform")
-
-
-@dataclass(frozen=True)
-class PEPOptions:
-    """PEP's hyper-parameters (paper and reference code: α = 0.5, 100 projection steps)."""
-
-    alpha: float = 0.5
-    max_iters: int = 100
-    init: str = "public"                      # PEP^Pub only: public distribution or uniform
-    max_domain_size: int = DEFAULT_MAX_DOMAIN_SIZE   # PEP only: the histogram covers all of X
-
-    def __post_init__(self):
-        check_positive_int("max_iters", self.max_iters, allow_none=False)
-        check_positive_int("max_domain_size", self.max_domain_size, allow_none=False)
-        if self.init not in INITS:
-            raise ValueError(f"unknown algo.init={self.init!r}; choose from {', '.join(INITS)}")
 
 
 #: cells per block of :func:`_largest_gap`'s branch-free scan
@@ -219,7 +200,7 @@ class Histogram:
         return self.answer(self.u), {"weights": self.u.copy()}
 
 
-def _public_model(problem: PublicProblem, opts: PEPOptions, T: int) -> Histogram:
+def _public_model(problem: PublicProblem, opts: PEPPubOptions, T: int) -> Histogram:
     answerer = problem.public_answerer
     init = (problem.public_weights if opts.init == "public"
             else np.full(answerer.size, 1.0 / answerer.size))
@@ -246,21 +227,18 @@ def _domain_model(problem: PublicProblem, opts: PEPOptions, T: int) -> Histogram
 
 
 def check_pep(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
-    """The input checks of :func:`run_pep`, without running: options, |X| within the cap, and
-    the rounds' budget (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
-    opts = parse_options(PEPOptions, options)
-    check_domain(problem, opts.max_domain_size)
-    check_adaptive("pep", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+    """The input checks of :func:`run_pep`, without running: |X| within the cap, options and
+    the rounds' budget."""
+    check_domain(problem, parse_options(PEPOptions, options).max_domain_size)
+    check_successor("pep", PEPOptions, problem, eps=eps, delta=delta, T=T, options=options)
 
 
 def check_pep_pub(problem: PublicProblem, *, eps: float, delta: float, T: int,
                   **options) -> None:
-    """The input checks of :func:`run_pep_pub`, without running: options, a public source and
-    the rounds' budget."""
-    opts = parse_options(PEPOptions, options)
-    if problem.public_support is None:
-        raise ValueError("pep_pub needs a public source; set public=... in the config")
-    check_adaptive("pep_pub", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha)
+    """The input checks of :func:`run_pep_pub`, without running (options, a public source,
+    the rounds' budget)."""
+    check_successor("pep_pub", PEPPubOptions, problem, eps=eps, delta=delta, T=T,
+                    options=options, needs_public=True)
 
 
 def run_pep(problem: PublicProblem, private: PrivateData, *, T: int,
@@ -274,7 +252,7 @@ def run_pep(problem: PublicProblem, private: PrivateData, *, T: int,
 def run_pep_pub(problem: PublicProblem, private: PrivateData, *, T: int,
                 rng: np.random.Generator, **options) -> Release:
     """PEP^Pub over the public support X̂ spending the private data's budget over T rounds."""
-    opts = parse_options(PEPOptions, options)
+    opts = parse_options(PEPPubOptions, options)
     release = run_rounds("pep_pub", problem, private, _public_model(problem, opts, T), T=T,
                          alpha=opts.alpha)
     release.support = problem.public_support

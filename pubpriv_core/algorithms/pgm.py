@@ -26,6 +26,7 @@ import mbi  # noqa: E402  (after the JAX settings above, which mbi checks on imp
 from mbi import estimation  # noqa: E402
 
 from pubpriv_core.algorithms import junction_size, pgm_joint, pgm_tree  # noqa: E402
+from pubpriv_core.algorithms.settings import ESTIMATORS  # noqa: E402
 from pubpriv_core.data.domain import Domain  # noqa: E402
 from pubpriv_core.queries import MarginalWorkload  # noqa: E402
 
@@ -82,7 +83,6 @@ class QuickCompileMirrorDescent(estimation.MirrorDescent):
                           compiler_options={"xla_backend_optimization_level": 0})
 
 
-ESTIMATORS = ("auto", "full_table", "tree", "mbi")
 FULL_TABLE_CELLS = 2_000_000   # ``auto``: the joint table at most up to 2·10⁶ cells (16 MB)
 
 

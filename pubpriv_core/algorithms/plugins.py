@@ -21,7 +21,7 @@ and figure lines then say "privacy not verified".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any, Callable
@@ -38,22 +38,20 @@ class AlgorithmPlugin:
     """One algorithm offered by another package.
 
     ``name`` is what ``algo=`` selects; ``run`` the release function; ``options`` the dataclass
-    of its config options (a subclass of :class:`experiments.release.configure.schema.AlgoConf` whose
-    ``name`` defaults to ``name``; None: no options); ``rules`` one
-    :class:`experiments.release.configure.rules.Rule` per numeric or text option; ``label`` its name in
-    figures; ``uses_public`` whether its output depends on the public source (else figures draw
-    it once per sweep over public sources); ``check(problem, options)`` an optional check that
-    needs the data, raising ``ValueError`` with a one-line message before anything runs;
-    ``help`` the meaning of each option, shown in the configuration reference."""
+    of its options (None: none), each field made with :func:`pubpriv_core.options.option` so it
+    carries its default, its rule (a number, text or path needs one; booleans and fields with
+    ``choices`` are covered) and its meaning, shown in the configuration reference; ``label``
+    its name in figures; ``uses_public`` whether its output depends on the public source (else
+    figures draw it once per sweep over public sources); ``check(problem, options)`` an optional
+    check that needs the data, raising ``ValueError`` with a one-line message before anything
+    runs."""
 
     name: str
     run: Callable[..., Any]
     options: type | None = None
-    rules: dict[str, Any] = field(default_factory=dict)
     label: str = ""
     uses_public: bool = True
     check: Callable[..., None] | None = None
-    help: dict[str, str] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -62,41 +60,49 @@ class AlgorithmPlugin:
 
 #: name -> plugin, filled by :func:`load_plugins`.
 PLUGINS: dict[str, AlgorithmPlugin] = {}
+#: name -> the one-line error of an entry point that does not load (kept out of PLUGINS, so a
+#: broken plugin never stops the built-in algorithms or the other plugins)
+BROKEN: dict[str, str] = {}
 
 
-def discover() -> dict[str, AlgorithmPlugin]:
-    """Every plugin of the installed packages' :data:`GROUP` entry points, by name."""
-    found = {}
+def load_plugins(builtin: frozenset[str] = frozenset()) -> dict[str, AlgorithmPlugin]:
+    """Load every entry point of :data:`GROUP` not loaded yet into :data:`PLUGINS`; one that
+    fails is recorded in :data:`BROKEN` with its one-line error (:func:`plugin_error`), as is one
+    whose name a built-in algorithm (``builtin``) already has. Returns :data:`PLUGINS`."""
     for point in entry_points(group=GROUP):
-        try:
-            plugin = point.load()
-        except Exception as err:  # an import error of another package: name it, one line
-            raise PluginError(f"entry point {point.name} = {point.value} of group {GROUP} "
-                              f"does not load ({type(err).__name__}: {err}); fix or uninstall "
-                              "that package") from None
-        if not isinstance(plugin, AlgorithmPlugin):
-            raise PluginError(f"entry point {point.name} = {point.value} is a "
-                              f"{type(plugin).__name__}, not an AlgorithmPlugin; point it at "
-                              "the package's AlgorithmPlugin object")
-        found[plugin.name] = plugin
-    return found
-
-
-def load_plugins() -> dict[str, AlgorithmPlugin]:
-    """Register every discovered plugin in :data:`ALGORITHMS` (once; a name that a built-in
-    algorithm already has is refused). Returns :data:`PLUGINS`."""
-    from pubpriv_core.algorithms import ALGORITHMS, Entry
-
-    for name, plugin in discover().items():
-        if name in PLUGINS:
+        if point.name in PLUGINS or point.name in BROKEN:
             continue
-        if name in ALGORITHMS:
-            raise PluginError(f"plugin algorithm {name!r} has the name of a built-in one; "
-                              "rename it in its package")
-        where = (plugin.run.__module__, plugin.run.__name__)
-        if getattr(import_module(where[0]), where[1], None) is not plugin.run:
-            raise PluginError(f"plugin algorithm {name!r}: its run function must be a function "
-                              f"defined at the top level of a module, not {plugin.run!r}")
-        ALGORITHMS[name] = Entry(*where, uses_public=plugin.uses_public)
-        PLUGINS[name] = plugin
+        try:
+            PLUGINS[point.name] = _load(point, builtin)
+        except PluginError as err:
+            BROKEN[point.name] = str(err)
     return PLUGINS
+
+
+def plugin_error(name: str) -> str | None:
+    """The one-line error of plugin ``name`` when its entry point could not be used."""
+    return BROKEN.get(name)
+
+
+def _load(point, builtin: frozenset[str]) -> AlgorithmPlugin:
+    where = f"plugin {point.name} (entry point {point.value} of group {GROUP})"
+    try:
+        plugin = point.load()
+    except Exception as err:  # an import error of another package: name it, one line
+        raise PluginError(f"{where} does not load ({type(err).__name__}: "
+                          f"{' '.join(str(err).split())}); fix or uninstall that "
+                          "package") from None
+    if not isinstance(plugin, AlgorithmPlugin):
+        raise PluginError(f"{where} is a {type(plugin).__name__}, not an AlgorithmPlugin; "
+                          "point it at the package's AlgorithmPlugin object")
+    if plugin.name != point.name:
+        raise PluginError(f"{where} names its algorithm {plugin.name!r}; give the entry point "
+                          "and the AlgorithmPlugin the same name")
+    if plugin.name in builtin:
+        raise PluginError(f"{where} has the name of a built-in algorithm; rename it in its "
+                          "package")
+    module, function = plugin.run.__module__, plugin.run.__name__
+    if getattr(import_module(module), function, None) is not plugin.run:
+        raise PluginError(f"{where}: its run function must be a function defined at the top "
+                          f"level of a module, not {plugin.run!r}")
+    return plugin

@@ -16,40 +16,23 @@ probabilities.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from pubpriv_core.algorithms import generators, product_kernels
-from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_adaptive,
+from pubpriv_core.algorithms.adaptive_measurements import (Measurements, check_successor,
                                                              run_rounds)
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.mixture_fit import Fitter
 from pubpriv_core.algorithms.product_kernels import ProductPlan
-from pubpriv_core.algorithms.select_measure import check_positive_int, parse_options
+from pubpriv_core.algorithms.select_measure import parse_options
+from pubpriv_core.algorithms.settings import RAPOptions
 from pubpriv_core.privacy.private_data import PrivateData
 
 LOSS_FLOOR = 1e-8
 PLATEAU_STEPS = 10
 PLATEAU_RELATIVE = 1e-7
-
-
-@dataclass(frozen=True)
-class RAPOptions:
-    """RAP^softmax's hyper-parameters (reference code's ADULT script
-    ``examples/scripts/gen_fixed/run_adult.sh``: K = 1000, lr 0.1, 2 marginals per round)."""
-
-    alpha: float = 0.5
-    K: int = 1000
-    marginals_per_round: int = 2
-    lr: float = 0.1
-    max_iters: int = 1000
-    max_idxs: int = 10000
-
-    def __post_init__(self):
-        for name in ("K", "marginals_per_round", "max_iters", "max_idxs"):
-            check_positive_int(name, getattr(self, name), allow_none=False)
 
 
 class SquaredLoss:
@@ -114,11 +97,8 @@ class RelaxedRows:
 
 def check(problem: PublicProblem, *, eps: float, delta: float, T: int, **options) -> None:
     """The input checks of :func:`run_rap`, without running: options and the budget of T rounds
-    of ``marginals_per_round`` selections
-    (:func:`~pubpriv_core.algorithms.adaptive_measurements.check_adaptive`)."""
-    opts = parse_options(RAPOptions, options)
-    check_adaptive("rap", problem, eps=eps, delta=delta, T=T, alpha=opts.alpha,
-                   per_round=opts.marginals_per_round)
+    of ``marginals_per_round`` selections."""
+    check_successor("rap", RAPOptions, problem, eps=eps, delta=delta, T=T, options=options)
 
 
 def run_rap(problem: PublicProblem, private: PrivateData, *, T: int,

@@ -26,6 +26,7 @@ import numpy as np
 
 from pubpriv_core.algorithms import pgm
 from pubpriv_core.algorithms.base import PublicProblem, Release
+from pubpriv_core.algorithms.settings import check_fraction, check_positive_int  # noqa: F401
 from pubpriv_core.privacy.private_data import REPLACE_ONE, Relation
 
 
@@ -107,19 +108,6 @@ def check_model_size(workload, limit_mb: float) -> None:
     if not limit_mb >= largest:
         raise ValueError(f"algo.max_model_size={limit_mb:g} MB is below one workload marginal "
                          f"({largest:.3g} MB); raise it (the papers use 80)")
-
-
-def check_positive_int(name: str, value, allow_none: bool = True) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"algo.{name} must be a positive integer{' or null' * allow_none}, "
-                         f"got {value!r}; pass e.g. 1000")
-
-
-def check_fraction(name: str, value: float) -> None:
-    if not 0 < value < 1:
-        raise ValueError(f"algo.{name} must lie in (0, 1), got {value!r}; pass e.g. 0.9")
 
 
 def release(algo: str, problem: PublicProblem, model, start: float, rounds: int,

@@ -27,7 +27,7 @@ import numpy as np
 
 from pubpriv_core.queries.kernels import cell_dtype, narrow_int
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:      # annotations only: queries.workload imports this module at run time
     from pubpriv_core.queries.workload import MarginalWorkload
 
 #: passes of fewer (row, marginal) pairs than this fill the marginals themselves (bitwise

@@ -27,7 +27,7 @@ from experiments.release.running.collect import collect
 from experiments.release.figures.paper import line_labels, plot_artefact, plt, runtime_table, tuning_note
 from experiments.release.running.machine import cpu_model
 from experiments.release.artefacts.slurm import SlurmJobsFailed
-from experiments.release.running.store import config_hash
+from pubpriv_core.job import config_hash
 from experiments.release.stats.summary import build, selected_table, summary_text
 from experiments.release.running.sweep import SweepReport, compose_jobs, expand, run_sweep
 from pubpriv_core.data.paths import DataUnavailableError
@@ -153,7 +153,7 @@ def machine() -> str:
 
 def domain_sizes(artefact: Artefact, configs: list[dict]) -> dict[str, int]:
     """|X| of the private dataset of each row (Table 1's "MWEM infeasible" column)."""
-    from experiments.release.running.problems import data_context, load
+    from pubpriv_core.problems import data_context, load
 
     sizes = {}
     for block in artefact.blocks:

@@ -43,7 +43,7 @@ def preset(options: Sequence[str] = ()) -> dict[str, Any]:
     from omegaconf import OmegaConf
 
     from experiments.release.configure.cli import CONF_DIR, CONFIG_NAME
-    from experiments.release.configure.schema import register_configs
+    from experiments.release.configure.registry import register_configs
 
     register_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):

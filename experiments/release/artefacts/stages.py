@@ -24,7 +24,7 @@ import pandas as pd
 from experiments.release.running.collect import flatten
 from pubpriv_core.algorithms import uses_public
 from experiments.release.configure.signal import axis_eps
-from experiments.release.running.store import config_hash
+from pubpriv_core.job import config_hash
 from experiments.release.stats.summary import T_TUNED
 
 #: T values tried beyond a grid whose optimum sits at its top edge (in this order)

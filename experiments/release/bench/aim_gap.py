@@ -113,7 +113,7 @@ def run_seed(problem: ReleaseProblem, seed: int, eps: float, delta: float, **opt
     ``algo.*``) and the paired readings of the module docstring."""
     start = time.perf_counter()
     rng = np.random.default_rng([seed, 13])
-    opts = aim.AIMOptions.from_config(problem.public, {"relation": "add_remove", **options})
+    opts = aim.parse_aim_options(problem.public, {"relation": "add_remove", **options})
     ledger = Ledger(eps, delta, relation="add_remove")
     run = aim.AIMRun(problem.public, PrivateData(problem, ledger, rng), opts)
     run.run_rounds()

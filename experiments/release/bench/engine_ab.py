@@ -40,18 +40,21 @@ def digest(release) -> str:
 
 
 def nist_point(overrides: list[str]) -> dict:
-    from experiments.release.running.problems import build_problem, data_context
-    from experiments.release.running.repetitions import release_of, repetition_release
+    from experiments.release.configure.checks import resolve_job
+    from experiments.release.running.repetitions import repetition_release
     from experiments.release.running.sweep import compose_exact
+    from pubpriv_core.harness import release_job
+    from pubpriv_core.problems import build_problem, data_context
 
     cfg = compose_exact(["experiment=fig1_nist", "algo=pmwpub", *overrides])
     with data_context(cfg.get("data_root")):
         start = time.perf_counter()
-        problem = build_problem(cfg, 0)
+        job = resolve_job(cfg)
+        problem = build_problem(job, 0)
         problem.true_answers, problem.public_candidates
         build = time.perf_counter() - start
-        release_of(cfg, problem, np.random.default_rng(1), T=3)     # warm-up
-        release, _, _ = repetition_release(cfg, problem, 0)
+        release_job(job, problem, np.random.default_rng(1), T=3)     # warm-up
+        release = repetition_release(job, problem, 0)
     return {"support": problem.support_size, "build_s": build, "per_iter_s": release.per_iter_s,
             "max_error": release.errors(problem.true_answers)["max_error"],
             "digest": digest(release)}

@@ -17,7 +17,7 @@ beside it. liu2021's LPs are the theory wing's ``mixture_theory`` benchmark.
 from __future__ import annotations
 
 from experiments import mixture_timing
-from experiments.release.running.problems import build_problem, data_context
+from pubpriv_core.problems import config_problem, data_context
 from experiments.release.running.sweep import compose_exact
 
 _NIST = ["experiment=fig1_nist", "algo=best_mixture"]
@@ -54,7 +54,7 @@ def problem_of(overrides: list[str]):
     """The problem of repetition 0 of the composed config, built as the sweep builds it."""
     cfg = compose_exact(overrides)
     with data_context(cfg.get("data_root")):
-        return build_problem(cfg, 0)
+        return config_problem(cfg, 0)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -37,7 +37,7 @@ import numpy as np
 
 from experiments.console import ArgumentParser, positive_float, positive_int, run_or_fail
 from experiments.release.configure.cli import compose_config
-from experiments.release.running import problems
+from pubpriv_core import problems
 from pubpriv_core.algorithms.pgm import ESTIMATORS
 from pubpriv_core.harness import ReleaseProblem, run_algorithm
 from pubpriv_core.data import from_dataset, load_dataset
@@ -61,7 +61,7 @@ def nist_problem() -> ReleaseProblem:
 
 def adult_problem() -> ReleaseProblem:
     """Repetition 0 of ``experiment=sota_adult public.delta=0`` (the run configs' problem)."""
-    return problems.build_problem(compose_config(["experiment=sota_adult", "public.delta=0"]), 0)
+    return problems.config_problem(compose_config(["experiment=sota_adult", "public.delta=0"]), 0)
 
 
 PROBLEMS = {"nist": nist_problem, "adult": adult_problem}

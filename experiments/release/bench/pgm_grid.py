@@ -108,7 +108,7 @@ def artefact_cells(names: list[str] | None = None) -> list[Cell]:
 
 def matched_cells(eps_equiv=EPS_EQUIV, datasets=None) -> list[Cell]:
     """The ``sota`` line-up at ε = ε_equiv·N_REF/n on each dataset of :data:`MATCHED`."""
-    from experiments.release.running.problems import load
+    from pubpriv_core.problems import load
 
     cells = []
     for dataset, (base, publics) in MATCHED.items():

@@ -28,9 +28,10 @@ from experiments.outputs import file_arg
 from experiments.release.artefacts.catalogue import ARTEFACTS
 from experiments.release.artefacts.reproduce import REPO, plan
 from experiments.release.configure.rules import WRITABLE
-from experiments.release.running.problems import build_problem, data_context, repetition_streams
-from experiments.release.running.repetitions import release_of
-from experiments.release.running.store import config_hash
+from experiments.release.configure.checks import resolve_job
+from pubpriv_core.harness import release_job
+from pubpriv_core.job import config_hash
+from pubpriv_core.problems import build_problem, data_context, repetition_streams
 
 RUNS_CSV = REPO / "results" / "fig2_adult_bias" / "runs.csv"
 SAMPLE, SAMPLE_SEED = 40, 2026
@@ -52,9 +53,10 @@ def replay_run(cfg: dict, row: pd.Series) -> dict:
     """One run's record: what it drew and selected, its errors and the committed ones."""
     run = int(row.run)
     with data_context(cfg["data_root"]):
-        problem = build_problem(cfg, run)
+        job = resolve_job(cfg)
+        problem = build_problem(job, run)
         _, rng = repetition_streams(cfg["seed"], run)
-        release, eps, _ = release_of(cfg, problem, rng)
+        release, eps = release_job(job, problem, rng), job.eps
         errors = release.errors(problem.true_answers)
     trace = release.trace
     return {"config_hash": row.config_hash, "run": run, "eps": eps, "T": cfg["T"],

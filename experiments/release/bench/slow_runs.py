@@ -35,10 +35,10 @@ from experiments.release.bench import REPO, json_child
 
 def runnable(stored: dict, store: str) -> dict:
     """The stored record's config as the runner passes it: its experiment keys (the fields
-    :func:`~experiments.release.running.store.experiment_config` leaves out at their neutral default
+    :func:`~pubpriv_core.job.experiment_config` leaves out at their neutral default
     stay out: the code's defaults are those), ``eps`` (left out when ``eps_equiv`` sets it), the
     runtime keys at their defaults and ``results_dir`` = ``store``."""
-    from experiments.release.running.store import RUNTIME_KEYS
+    from pubpriv_core.job import RUNTIME_KEYS
     from experiments.release.running.sweep import compose_exact
 
     defaults = compose_exact([])
@@ -50,6 +50,7 @@ def runnable(stored: dict, store: str) -> dict:
 
 def retime(store: str, record_path: str) -> dict:
     """The record recomputed (see the module docstring)."""
+    from experiments.release.configure.checks import resolve_job
     from experiments.release.running.repetitions import compute_record
     from experiments.release.running.store import load_record
     from experiments.release.running.worker_cores import visible_cores
@@ -57,7 +58,7 @@ def retime(store: str, record_path: str) -> dict:
     stored = load_record(Path(record_path))
     cfg = runnable(stored, store)
     start = time.perf_counter()
-    record = compute_record(cfg, stored["run"])
+    record = compute_record(resolve_job(cfg), stored["run"])
     return {"runtime_s": record["runtime_s"], "wall_s": time.perf_counter() - start,
             "stored_runtime_s": stored["runtime_s"], "cores": visible_cores(),
             "same_max_error": float(record["max_error"]).hex() == float(stored["max_error"]).hex()}

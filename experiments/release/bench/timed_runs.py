@@ -29,19 +29,21 @@ def timed_repetition(overrides: list[str], run: int = 0) -> Repetition:
     """Repetition ``run`` of ``python run.py *overrides`` (an artefact block's job), nothing
     written, with the seconds to build the problem and its true answers and the wall seconds of
     the release."""
+    from experiments.release.configure.checks import resolve_job
     from experiments.release.configure.cli import compose_config
-    from experiments.release.running.problems import build_problem, data_context
     from experiments.release.running.repetitions import repetition_release
+    from pubpriv_core.problems import build_problem, data_context
 
     cfg = compose_config(overrides)
     with data_context(cfg["data_root"]):
         start = time.perf_counter()
-        prob = build_problem(cfg, run)
+        job = resolve_job(cfg)
+        prob = build_problem(job, run)
         _ = prob.true_answers
         built = time.perf_counter() - start
         start = time.perf_counter()
-        release, eps, _ = repetition_release(cfg, prob, run)
-    return Repetition(cfg, prob, release, eps, built, time.perf_counter() - start)
+        release = repetition_release(job, prob, run)
+    return Repetition(cfg, prob, release, job.eps, built, time.perf_counter() - start)
 
 
 def time_line(overrides: list[str], run: int = 0) -> dict:

@@ -18,17 +18,29 @@ from typing import Any
 
 from experiments.release.configure.rules import check_fields
 from pubpriv_core.data.paths import DataUnavailableError
+from pubpriv_core.job import Job
 
 
 class ConfigError(ValueError):
     """A run configuration that cannot be run; the message says what to change."""
 
 
-def check_config(cfg: dict[str, Any]) -> None:
-    """All checks: the keys, the scalar values, then those that load the data (cached)."""
+def check_config(cfg: dict[str, Any]) -> Job:
+    """All checks — the keys, the scalar values, then those that load the data (cached) — and
+    the config's resolved :class:`~pubpriv_core.job.Job` (the edge: below it everything takes
+    the job)."""
     check_keys(cfg)
     check_scalars(cfg)
-    check_data(cfg)
+    return check_data(cfg)
+
+
+def resolve_job(cfg: dict[str, Any]) -> Job:
+    """The :class:`~pubpriv_core.job.Job` of a config already checked (a sweep's task in a
+    worker): its n from repetition 0's problem (cached)."""
+    from pubpriv_core.problems import config_problem, data_context
+
+    with data_context(cfg.get("data_root")):
+        return Job.from_config(cfg, config_problem(cfg, 0).n)
 
 
 def check_keys(cfg: dict[str, Any]) -> None:
@@ -80,20 +92,21 @@ def _check_public_of_own_table(cfg: dict[str, Any]) -> None:
                           "data")
 
 
-def check_data(cfg: dict[str, Any]) -> None:
+def check_data(cfg: dict[str, Any]) -> Job:
     """Checks needing the data: the workload against the domain, then repetition 0's problem is
-    built (which catches every data-layer error; the problem is cached for the run itself)."""
-    from experiments.release.running.problems import build_problem, data_context, load
+    built (which catches every data-layer error; the problem is cached for the run itself); its
+    n private rows resolve the job's ε and δ, checked with the algorithm's own checks."""
+    from pubpriv_core.problems import config_problem, data_context, load
 
     try:
         with data_context(cfg.get("data_root")):
             domain = load(cfg["dataset"]).domain
             _check_workload(cfg, domain)
             _check_public_attribute(cfg, domain)
-            problem = build_problem(cfg, run=0)
+            problem = config_problem(cfg, run=0)
     except (DataUnavailableError, ValueError, KeyError) as err:
         raise ConfigError(_one_line(err)) from None
-    check_algorithm(cfg, problem)
+    return check_algorithm(cfg, problem)
 
 
 def _check_workload(cfg: dict[str, Any], domain) -> None:
@@ -119,33 +132,31 @@ def _check_public_attribute(cfg: dict[str, Any], domain) -> None:
              f"{attribute}; choose a value in 0..{size - 1}")
 
 
-def check_algorithm(cfg: dict[str, Any], problem) -> None:
+def check_algorithm(cfg: dict[str, Any], problem) -> Job:
     """The job's derived quantities and the algorithm's own checks, as its run would make them:
     δ (null: 1/n² of the problem's n private rows) in (0, 1), then the algorithm module's
     ``check`` (:func:`pubpriv_core.algorithms.check_algorithm`: options, ρ(ε, δ), per-round
     budgets, size limits), for any algorithm of the registry, at the ε the job spends (set by
     ``eps_equiv`` when given)."""
     from experiments.release.configure.rules import RULES
-    from experiments.release.configure.signal import release_eps
     from pubpriv_core.algorithms import check_algorithm as algorithm_checks
 
-    eps = release_eps(cfg, problem.n)
-    problem_text = RULES["eps"].check("eps", eps)
+    n = problem.n
+    if cfg["delta"] is None:
+        _require(1.0 / n ** 2 < 1, f"delta = 1/n^2 = {1.0 / n ** 2:g} for the n={n} private "
+                                   f"row(s) of dataset {cfg['dataset']['name']}; pass "
+                                   "delta=1e-6 or use a larger dataset")
+    job = Job.from_config(cfg, n)
+    problem_text = RULES["eps"].check("eps", job.eps)
     _require(problem_text is None, f"eps_equiv={cfg.get('eps_equiv')} gives {problem_text} "
-                                   f"(n = {problem.n}); pass a smaller eps_equiv")
-    delta = cfg["delta"]
-    if delta is None:
-        delta = 1.0 / problem.n ** 2
-        _require(delta < 1, f"delta = 1/n^2 = {delta:g} for the n={problem.n} private row(s) "
-                            f"of dataset {cfg['dataset']['name']}; pass delta=1e-6 or use a "
-                            "larger dataset")
-    options = {k: v for k, v in cfg["algo"].items() if k != "name"}
+                                   f"(n = {n}); pass a smaller eps_equiv")
     try:
-        algorithm_checks(cfg["algo"]["name"], problem.public, eps=eps, delta=delta,
-                         T=cfg["T"], **options)
+        algorithm_checks(job.algo, problem.public, eps=job.eps, delta=job.delta, T=job.T,
+                         **job.plain_options)
     except (ValueError, TypeError) as err:
         raise ConfigError(_one_line(err)) from None
     _check_plugin(cfg["algo"], problem)
+    return job
 
 
 def _check_plugin(algo: dict[str, Any], problem) -> None:

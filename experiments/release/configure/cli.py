@@ -36,9 +36,10 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from experiments.console import (EXIT_FAULT, EXIT_INTERRUPTED, UserError, fail, hydra_error_line,
                                  os_error_line, os_error_status, write_failure)
 from experiments.release.configure.checks import ConfigError, check_config
-from experiments.release.configure.schema import register_configs
+from experiments.release.configure.registry import register_configs
 from experiments.outputs import folder_problem
 from experiments.release.configure.hydra_overrides import apply_value_overrides
+from pubpriv_core.algorithms.plugins import plugin_error
 from pubpriv_core.data.paths import DataUnavailableError
 
 CONF_DIR = Path(__file__).resolve().parents[3] / "conf"
@@ -209,6 +210,9 @@ def check_group_choices(parsed) -> None:
             continue
         value = override.value()
         if not isinstance(value, str) or not repo.config_exists(f"{group}/{value}"):
+            broken = plugin_error(value) if group == "algo" and isinstance(value, str) else None
+            if broken:
+                raise UserError(broken)
             options = ", ".join(sorted(repo.get_group_options(group)))
             raise UserError(f"{group}={override.get_value_element_as_str()} names no option of "
                             f"config group {group}; choose one of: {options}")
@@ -339,7 +343,7 @@ class SweepTally:
     jobs in other processes pass the environment on) for their ``job i/N`` lines."""
 
     def __init__(self, jobs: list[dict[str, Any]]):
-        from experiments.release.running.store import config_hash
+        from pubpriv_core.job import config_hash
 
         unique = {config_hash(cfg): cfg for cfg in jobs}
         self.configs = list(unique.items())

@@ -5,7 +5,7 @@ Every key ``run.py`` accepts, with its type and default from the structured sche
 from its rule (:mod:`experiments.release.configure.rules`; Hydra's type system for booleans and
 enumerations), its meaning from the comment beside it in ``conf/`` (the file the option is
 composed from), and whether it changes a record's numbers
-(:data:`experiments.release.running.store.RUNTIME_KEYS`). The docs build writes it as
+(:data:`pubpriv_core.job.RUNTIME_KEYS`). The docs build writes it as
 ``configuration.md`` (``scripts/mkdocs_hooks.py``); ``tests/test_docs_reference.py`` checks that
 every field and rule appears, so a new field or rule cannot go undocumented.
 """
@@ -17,6 +17,8 @@ import typing
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
+
+from pubpriv_core.options import help_of
 
 CONF = Path(__file__).resolve().parents[3] / "conf"
 GROUPS = ("dataset", "public", "algo")
@@ -100,7 +102,7 @@ def _rows(schema, rule_prefix: str, comments: dict[str, str], values: dict[str, 
         default = item.default if item.default is not MISSING else (
             item.default_factory() if item.default_factory is not MISSING else None)
         default = values.get(item.name, default)
-        meaning = comments.get(item.name, "")
+        meaning = comments.get(item.name) or help_of(item)
         if item.name in runtime:
             meaning = (meaning + " " if meaning else "") + "*(runtime: not in the config hash)*"
         rows.append(f"| `{item.name}` | {type_text(hints[item.name])} | {default_text(default)} "
@@ -121,8 +123,9 @@ def _table(rows: list[str]) -> list[str]:
 
 def reference_markdown() -> str:
     """The whole configuration reference as Markdown."""
-    from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf, register_configs
-    from experiments.release.running.store import RUNTIME_KEYS
+    from experiments.release.configure.registry import register_configs
+    from experiments.release.configure.schema import SCHEMAS, RunConf, WorkloadConf
+    from pubpriv_core.job import RUNTIME_KEYS
     from pubpriv_core.algorithms.plugins import PLUGINS
 
     register_configs()
@@ -149,7 +152,6 @@ def reference_markdown() -> str:
             note, notes = yaml_comments(path)
             if option in PLUGINS:
                 plugin = PLUGINS[option]
-                notes = dict(plugin.help)
                 note = (f"Plugin from `{plugin.run.__module__}` "
                         f"({(schema.__doc__ or '').strip().splitlines()[0]})")
             note = note or " ".join((schema.__doc__ or "").split())

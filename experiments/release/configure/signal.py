@@ -1,4 +1,4 @@
-"""Signal-matched privacy budgets: the ε of a release from a paper-equivalent ε.
+"""Signal-matched tables: runs at a paper-equivalent ε, read by the figures and statistics.
 
 A measurement of a query with sensitivity 1/n at budget ε has noise of scale ∝ 1/(n·ε), so a
 release on n private rows at ε carries the signal of one on n_ref rows at ε·n/n_ref. Liu et al.
@@ -8,29 +8,13 @@ n = 10^5); the NIST excerpts have n = 7,634 (MA-2019) to 27,253 (national-2019).
 
     ε = eps_equiv · n_ref / n,      n = rows of the private dataset, n_ref = 10^5 by default,
 
-and the run spends that ε; δ = 1/n² and the privacy ledger are unchanged (only ε is chosen).
-Records carry ``eps`` (the ε spent), ``eps_equiv`` and ``n_ref``; figures of matched grids put
+and the run spends that ε (:class:`pubpriv_core.job.Job` resolves it once); δ = 1/n² and the
+privacy ledger are unchanged (only ε is chosen). Records carry ``eps`` (the ε spent), ``eps_equiv`` and ``n_ref``; figures of matched grids put
 ``eps_equiv`` on the x axis and state the real ε range (:func:`axis_eps`).
 """
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
-
-
-def matched_eps(eps_equiv: float, n_ref: int, n: int) -> float:
-    """ε = eps_equiv · n_ref / n: the same n·ε as ``n_ref`` rows at ``eps_equiv``."""
-    if n < 1:
-        raise ValueError(f"the private dataset has {n} rows; eps_equiv needs at least one")
-    return float(eps_equiv) * float(n_ref) / float(n)
-
-
-def release_eps(cfg: dict[str, Any], n: int) -> float:
-    """The ε a run of ``cfg`` on ``n`` private rows spends: ``eps``, or from ``eps_equiv``."""
-    if cfg.get("eps_equiv") is None:
-        return float(cfg["eps"])
-    return matched_eps(cfg["eps_equiv"], cfg.get("n_ref", 100_000), n)
 
 
 def is_matched(table: pd.DataFrame) -> bool:

@@ -5,7 +5,7 @@ is the SHA-256 (first 16 hex digits) of the canonical JSON of the *experiment* p
 config (dataset, public, algo, workload, eps, delta, T) — not of the keys that only say where or
 how fast to run (results_dir, data_root, n_jobs, runs, force, progress, cache_gb) — so raising
 ``runs`` reuses the repetitions already done. The repetition is named by (base seed, run index), from which
-its random streams derive (:mod:`experiments.release.running.problems`).
+its random streams derive (:mod:`pubpriv_core.problems`).
 
 Writes are atomic: the JSON goes to a hidden temp file in the same folder, is flushed and fsynced,
 then ``os.replace``-d onto its final name (atomic on POSIX). A process killed at any point leaves
@@ -22,7 +22,6 @@ that are not regular files (a folder, a dangling link, a pipe) among the damaged
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -31,15 +30,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
-#: keys of the top-level config that do not change a record's numbers.
-RUNTIME_KEYS = ("runs", "seed", "n_jobs", "results_dir", "data_root", "force", "progress",
-                "cache_gb", "save_release", "release_rows")
-#: fields added after records existed, each with the default that leaves a record's numbers as
-#: they were (dotted key -> default): a config holding that default hashes as it did before the
-#: field existed, so stored records keep their hashes.
-NEUTRAL_DEFAULTS: dict[str, object] = {"eps_equiv": None, "n_ref": 100_000,
-                                       "algo.output": "paper", "algo.replay_variant": "paper",
-                                       "dataset.draw": 0, "public.disjoint": False}
+from pubpriv_core.job import config_hash
+
 RECORD_VERSION = 1
 _TEMP_PREFIX = ".tmp-"
 CORRUPT_DIR = ".corrupt"
@@ -53,40 +45,6 @@ log = logging.getLogger(__name__)
 
 class DamagedRecordError(ValueError):
     """A record file that cannot be used; the message names the file and the problem."""
-
-
-def experiment_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The part of a resolved config (plain dict, no ``hydra`` node) that defines the numbers:
-    without the runtime keys, the :data:`NEUTRAL_DEFAULTS` fields at their neutral default, and
-    ``eps`` when ``eps_equiv`` sets ε (:mod:`experiments.release.configure.signal`)."""
-    out = {k: v for k, v in config.items() if k not in RUNTIME_KEYS and k != "hydra"}
-    if out.get("eps_equiv") is not None:
-        out.pop("eps", None)
-    for dotted, neutral in NEUTRAL_DEFAULTS.items():
-        *parents, key = dotted.split(".")
-        node = out
-        for parent in parents:
-            node = node.get(parent) if isinstance(node, dict) else None
-        if isinstance(node, dict) and key in node and node[key] == neutral:
-            if node is not out:       # copy the nested node before dropping from it
-                node = _copy_path(out, parents)
-            del node[key]
-    return out
-
-
-def _copy_path(config: dict[str, Any], parents: list[str]) -> dict[str, Any]:
-    """The node at ``parents`` of ``config``, each dict on the way replaced by a shallow copy."""
-    node = config
-    for parent in parents:
-        node[parent] = dict(node[parent])
-        node = node[parent]
-    return node
-
-
-def config_hash(config: dict[str, Any]) -> str:
-    """16 hex digits of SHA-256 over the canonical JSON of :func:`experiment_config`."""
-    canonical = json.dumps(experiment_config(config), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 class ResultsStore:

@@ -11,7 +11,7 @@ Sharing. A :class:`~pubpriv_core.algorithms.ReleaseProblem` (private sample, pub
 workload, true answers, public answerer) depends only on (dataset, public, workload, seed, run):
 :func:`group_tasks` gathers every (config, repetition) task of one such problem key into one
 group, and one joblib worker runs a group start to end, so it builds the problem once (the
-in-process cache of :mod:`experiments.release.running.problems`) and reuses it for every ε, T and
+in-process cache of :mod:`pubpriv_core.problems`) and reuses it for every ε, T and
 algorithm.
 
 Resume. A task whose record exists is skipped; every finished task writes its record atomically
@@ -36,13 +36,15 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from experiments.console import UserError, hydra_error_line
 from experiments.progress import Progress, clock, sweep_summary
-from experiments.release.configure.checks import ConfigError, check_config, check_scalars
+from experiments.release.configure.checks import (ConfigError, check_config, check_scalars,
+                                                resolve_job)
 from experiments.release.configure.cli import (CONF_DIR, CONFIG_NAME, check_group_choices, job_overrides,
                                      to_plain)
-from experiments.release.configure.schema import register_configs
-from experiments.release.running.problems import data_context
+from experiments.release.configure.registry import register_configs
+from pubpriv_core.problems import data_context
 from experiments.release.running.repetitions import run_repetition
-from experiments.release.running.store import ResultsStore, config_hash
+from experiments.release.running.store import ResultsStore
+from pubpriv_core.job import config_hash
 from experiments.release.running.worker_cores import CoreSlots, claim, core_slots
 
 PRESET_DIR = CONF_DIR / "experiment"
@@ -155,7 +157,7 @@ class Task:
 
     @property
     def problem(self) -> str:
-        """Every input of the problem (as :func:`experiments.release.running.problems.problem_key`, root
+        """Every input of the problem (as :func:`pubpriv_core.problems.problem_key`, root
         aside)."""
         parts = {k: self.cfg[k] for k in ("dataset", "public", "workload", "seed", "data_root")}
         return json.dumps({**parts, "run": self.run}, sort_keys=True)
@@ -227,7 +229,7 @@ def run_group(group: Sequence[Task], slots: CoreSlots | None = None) -> tuple[fl
     claim(slots)
     tick = time.perf_counter()
     for task in group:
-        run_repetition(task.cfg, task.run)
+        run_repetition(resolve_job(task.cfg), task.run)
     return time.perf_counter() - tick, len(group)
 
 

@@ -21,20 +21,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.release.configure.schema import AlgoConf
-from experiments.release.configure.rules import real
 from pubpriv_core.algorithms.base import PublicProblem, Release
 from pubpriv_core.algorithms.plugins import AlgorithmPlugin
+from pubpriv_core.options import option, real
 from pubpriv_core.privacy import gaussian_sigma
 from pubpriv_core.privacy.private_data import PrivateData
 
 
-@dataclass
-class MeasureFitConf(AlgoConf):
+@dataclass(frozen=True)
+class MeasureFitOptions:
     """Options of ``algo=measure_fit``: the multiplicative-weights step of the fit."""
 
-    name: str = "measure_fit"
-    step: float = 1.0
+    step: float = option(1.0, real(0.0, 100.0, "pass a multiplicative-weights step such as 1",
+                                   open_low=True),
+                         "multiplicative-weights step of the fit (post-processing)")
 
 
 def run_measure_fit(problem: PublicProblem, private: PrivateData, *, T: int,
@@ -64,9 +64,5 @@ def run_measure_fit(problem: PublicProblem, private: PrivateData, *, T: int,
                    runtime_s=time.perf_counter() - start, iterations=T)
 
 
-PLUGIN = AlgorithmPlugin(
-    name="measure_fit", run=run_measure_fit, options=MeasureFitConf,
-    rules={"step": real(0.0, 100.0, "pass a multiplicative-weights step such as 1",
-                        open_low=True)},
-    label="measure + fit", uses_public=True,
-    help={"step": "multiplicative-weights step of the fit (post-processing)"})
+PLUGIN = AlgorithmPlugin(name="measure_fit", run=run_measure_fit, options=MeasureFitOptions,
+                         label="measure + fit", uses_public=True)

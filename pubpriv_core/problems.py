@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
 from pubpriv_core.harness import ReleaseProblem
+from pubpriv_core.job import Job
 from pubpriv_core.data import load_dataset, public as public_sources
 from pubpriv_core.data.csv_files import load_public_csv
 from pubpriv_core.data.paths import data_root, set_data_root
@@ -53,8 +54,10 @@ def data_context(root: str | None) -> Iterator[None]:
         set_data_root(None)
 
 
-def problem_key(cfg: dict[str, Any], run: int) -> str:
-    """The explicit cache key: every input of the problem, as canonical JSON."""
+def problem_key(cfg: Mapping[str, Any], run: int) -> str:
+    """The explicit cache key: every input of the problem of repetition ``run`` (the config's
+    ``dataset``, ``public``, ``workload`` and ``seed``, and the data root), as canonical
+    JSON."""
     parts = {"dataset": cfg["dataset"], "public": cfg["public"], "workload": cfg["workload"],
              "seed": cfg["seed"], "run": run, "data_root": str(data_root())}
     return json.dumps(parts, sort_keys=True)
@@ -110,8 +113,14 @@ def set_cache_budget(gigabytes: float) -> None:
     _CACHE.max_bytes = int(gigabytes * 2 ** 30)
 
 
-def build_problem(cfg: dict[str, Any], run: int) -> ReleaseProblem:
-    """The problem of repetition ``run`` of ``cfg`` (a resolved plain-dict run config)."""
+def build_problem(job: Job, run: int) -> ReleaseProblem:
+    """The problem of repetition ``run`` of ``job`` (cached)."""
+    return config_problem(job.config, run)
+
+
+def config_problem(cfg: Mapping[str, Any], run: int) -> ReleaseProblem:
+    """The problem of repetition ``run`` of a checked run config, before its job exists (the
+    checks learn n from repetition 0's problem); the same cache entry as :func:`build_problem`."""
     return _CACHE.get(problem_key(cfg, run))
 
 
