@@ -10,7 +10,7 @@ files named), each with ``-x``, and prints one Markdown row per mutant: where it
 first test that fails (the killer) or ``survived``. ``--only ID ...`` restricts the mutants.
 
     python scripts/mutation_oneline.py [--baseline privacy|subset|full|none] [--no-flow]
-        [--baseline-tests FILE ...] [--only M1 M2] [-o FILE]
+        [--baseline-tests FILE ...] [--flow-if-survived] [--only M1 M2] [-o FILE]
 
 A mutant whose fragment is not found exactly once is reported as ``stale`` (the code moved).
 """
@@ -30,7 +30,9 @@ from experiments.mutation.mutants import KEYWORDS, MUTANTS, Mutant
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOW_TESTS = ["tests/test_privacy_flow.py", "tests/test_privacy_audit_transcripts.py"]
-BASELINE_SUBSET = ["tests/test_privacy_accounting.py", "tests/test_privacy_call_sites.py",
+BASELINE_SUBSET = ["tests/test_privacy_handle.py", "tests/test_privacy_ledger.py",
+                   "tests/test_public_sample_rows.py", "tests/test_plugin_algorithm.py",
+                   "tests/test_privacy_accounting.py", "tests/test_privacy_call_sites.py",
                    "tests/test_privacy_fused_selection.py", "tests/test_privacy_noise.py",
                    "tests/test_privacy_selection.py", "tests/test_privacy_sparse_vector.py",
                    "tests/test_privacy_ties.py", "tests/test_algorithms_sota.py",
@@ -82,6 +84,8 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", choices=("privacy", "subset", "full", "none"),
                         default="subset")
     parser.add_argument("--no-flow", action="store_true", help="skip the flow tests")
+    parser.add_argument("--flow-if-survived", action="store_true",
+                        help="run the flow tests only on a mutant the baseline does not kill")
     parser.add_argument("--baseline-tests", nargs="+", default=None, metavar="FILE",
                         help="run these test files as the baseline instead of --baseline")
     parser.add_argument("--only", nargs="*", default=None)
@@ -103,7 +107,8 @@ def main(argv=None) -> int:
             try:
                 baseline = _baseline(tree, args.baseline_tests or args.baseline)
                 keyword = mutant.keyword or KEYWORDS.get(Path(mutant.path).name)
-                killer, seconds = ("not run", 0.0) if args.no_flow else first_failure(
+                skip = args.no_flow or (args.flow_if_survived and "killed" in baseline)
+                killer, seconds = ("not run", 0.0) if skip else first_failure(
                     tree, FLOW_TESTS, ["-k", keyword] if keyword else [])
             finally:
                 (tree / mutant.path).write_text(original)

@@ -7,7 +7,10 @@ the exponential mechanism, measure a_t = q_t(D̃) + N(0, σ²) clipped to [0, 1]
 
 Budget (paper §4.1): ρ from the target (ε, δ) (CKS conversion, Thm 4.5), ε0 = sqrt(2ρ)/sqrt(2T);
 each of the 2T steps is ε0-DP, hence ε0²/2-zCDP, and σ = 1/(n·ε0) makes the Gaussian step ε0²/2-zCDP.
-Output: the average of the iterates A_0..A_{T−1} (paper) and the last iterate A_T.
+The selection and the measurement are the private data's handle's
+(:class:`~pubpriv_core.privacy.private_data.PrivateData`), which reads q(D̃) itself and charges
+the harness's ledger; the loop keeps only released values. Output: the average of the iterates
+A_0..A_{T−1} (paper) and the last iterate A_T.
 
 The authors' released code (github.com/terranceliu/pmw-pub, ``mwem.py``) differs in two ways,
 offered as options (defaults: the paper's Algorithm 1 and §5.3): ``output="released_code"``
@@ -264,7 +267,7 @@ def replay_released_code(state: MWState, latest: dict[int, tuple[int | None, flo
 
 
 def check_rounds(n: int, eps: float, delta: float, T: int, reserved: float = 0.0) -> None:
-    """The checks of :func:`make_budget` and of the rounds' derived quantities, without running:
+    """The checks of a run's budget and of its rounds' derived quantities, without running:
     ρ(ε, δ) less ``reserved`` (charged before the rounds), ε0 = per_step_eps(ρ, T), the charge
     ε0²/2 of each of the 2T steps and the noise scale 1/(n·ε0) of :func:`measure`."""
     check_budget(eps, delta, T)

@@ -67,9 +67,9 @@ def time_selection(problem: ReleaseProblem, eps: float, delta: float, T: int,
                    repeats: int = 200) -> float:
     """Median time of one PMW^Pub selection: permute-and-flip at the run's ε0 (sensitivity 1/n)
     over the present queries' first-round scores, with the absent queries as tied groups."""
-    candidates = problem.public_candidates
-    scores = MWState(problem.public_answerer, problem.public_weights).scores(
-        candidates.true_present)
+    candidates = problem.query_candidates(problem.public_answerer)
+    y, Z = MWState(problem.public_answerer, problem.public_weights).unnormalised()
+    scores = np.abs(y / Z - candidates.true_present)
     eps0 = privacy.per_step_eps(privacy.rho_from_eps(eps, delta), T)
     ties = (candidates.tie_values, candidates.tie_counts)
     rng = np.random.default_rng(0)
@@ -117,7 +117,7 @@ def run_benchmark(runs: int = 5, T: int = 100) -> None:
     problem = problems[0]
     delta = 1.0 / problem.n ** 2
     for problem_run in problems:
-        problem_run.true_answers, problem_run.public_candidates
+        problem_run.query_candidates(problem_run.public_answerer)
     print(f"ADULT: n={problem.n}, support={problem.support_size}, "
           f"queries={problem.workload.num_queries}; setup of {runs} splits "
           f"{time.perf_counter() - start:.2f} s")

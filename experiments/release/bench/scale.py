@@ -97,7 +97,7 @@ def one_configuration(rows: int, W: int, inputs: str | None = None) -> dict:
     workload = grid_workload(private.domain, W)
     problem = ReleaseProblem(private, workload, public_support=source.support.records,
                              public_weights=source.weights, public_rows=source.n_rows)
-    problem.true_answers, problem.public_candidates
+    problem.query_candidates(problem.public_answerer)
     build = time.perf_counter() - start
     if inputs:
         write_inputs(inputs, private, problem)
